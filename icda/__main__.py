@@ -1,0 +1,3 @@
+from icda.cli import main
+
+raise SystemExit(main())

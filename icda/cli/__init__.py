@@ -1,0 +1,52 @@
+"""``python -m icda <command>``: one command for each workflow step.
+
+Each module in :mod:`icda.cli` defines ``register(subparsers)``, which adds its sub-command and
+sets ``func`` (called with the parsed arguments; returns an exit code or None).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from icda.errors import IcdaError
+
+#: sub-command modules, in the order ``--help`` lists them
+COMMANDS = [
+    "prepare", "download", "embed", "train", "evaluate",
+    "select", "pools", "augment", "converge", "report", "theory",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m icda",
+        description="Iterative Counterfactual Data Augmentation (ICDA): workflow steps.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"icda.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"icda.cli.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    try:
+        return args.func(args) or 0
+    except IcdaError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

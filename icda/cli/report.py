@@ -1,0 +1,148 @@
+"""``python -m icda report {tables,plots}``: result tables and convergence plots.
+
+Examples::
+
+    python -m icda report tables --evals results/*/run*/*/eval.json --out-dir results/tables \\
+        --config config/config.yaml --unavailable results/unavailable.json
+    python -m icda report plots --evals results/*/run*/*/eval.json --out-dir results/plots
+
+Table groups come from ``--groups`` (JSON: ``{"table1_real": ["appearance", ...], ...}``), or
+from the ``report: groups:`` mapping of a workflow config (``--config``), or default to
+:data:`icda.report.tables.DEFAULT_GROUPS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import yaml
+
+from icda.errors import ConfigError, DataError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report", help="result tables (paper Tables 1/2) and convergence plots of α",
+        description="Build the result tables and convergence plots from eval.json files.")
+    sub = parser.add_subparsers(dest="report_command", required=True, metavar="WHAT")
+
+    tables = sub.add_parser(
+        "tables", help="COMP/MMI/CDA/ICDA × dataset tables as CSV, Markdown and LaTeX",
+        description="Write <group>.csv/.md/.tex, all_results.csv and summary.md: mean ± sd "
+                    "over runs of the rationale precision (percent) per method and dataset.")
+    tables.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
+                        help="eval.json files (iterations and COMP) of every dataset and run")
+    tables.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
+    source = tables.add_mutually_exclusive_group()
+    source.add_argument("--groups", type=Path, metavar="JSON",
+                        help='table name → datasets, e.g. {"table2_llm": ["connect", '
+                             '"restaurant"]} (default: table1_real, table2_llm, synthetic)')
+    source.add_argument("--config", type=Path, metavar="YAML",
+                        help="workflow config; its report: groups: mapping is used")
+    tables.add_argument("--unavailable", type=Path, metavar="JSON",
+                        help='dataset → what is missing and how to get it, listed in the tables')
+    tables.add_argument("--metric", default="precision",
+                        choices=["precision", "recall", "f1", "accuracy"],
+                        help="metric tabulated (default: precision, as in the paper; others "
+                             "get files <group>_<metric>.*)")
+    tables.set_defaults(func=run)
+
+    plots = sub.add_parser(
+        "plots", help="α = 1 − precision over iterations, per dataset and combined",
+        description="Write alpha_<dataset>.png (one line per run) and alpha_all.png.")
+    plots.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
+                       help="eval.json files (iterations and COMP) of every dataset and run")
+    plots.add_argument("--out-dir", required=True, type=Path, help="e.g. results/plots")
+    plots.add_argument("--no-comp", action="store_true",
+                       help="leave out the dashed COMP α line of each run")
+    plots.set_defaults(func=run)
+
+
+def _check_groups(groups: object, where: str) -> dict[str, list[str]]:
+    if not (isinstance(groups, dict) and groups and all(
+            isinstance(k, str) and isinstance(v, list) and all(isinstance(d, str) for d in v)
+            for k, v in groups.items())):
+        raise ConfigError(f"{where}: table groups must be a non-empty mapping of table name to "
+                          'a list of dataset names, e.g. {"table2_llm": ["connect", '
+                          '"restaurant"]}')
+    return groups
+
+
+def _read_json(path: Path, fix: str) -> object:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise DataError(path, None, "file not found", fix) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(path, exc.lineno, f"not valid JSON ({exc.msg})", fix) from None
+
+
+def load_groups(groups_path: Path | None, config_path: Path | None) -> dict[str, list[str]] | None:
+    """Table groups from a JSON file or a config's ``report: groups:``; None for the default.
+
+    Raises:
+        DataError: a file is missing or not JSON/YAML.
+        ConfigError: the groups are not a mapping of name → list of dataset names.
+    """
+    if groups_path is not None:
+        obj = _read_json(groups_path, 'write a JSON object {"table name": ["dataset", ...]}')
+        return _check_groups(obj, str(groups_path))
+    if config_path is not None:
+        try:
+            with open(config_path, encoding="utf-8") as fh:
+                config = yaml.safe_load(fh) or {}
+        except FileNotFoundError:
+            raise DataError(config_path, None, "config file not found",
+                            "pass the workflow's config file") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise DataError(config_path, None if mark is None else mark.line + 1,
+                            f"not valid YAML ({getattr(exc, 'problem', exc)})",
+                            "fix the YAML syntax") from None
+        groups = (config.get("report") or {}).get("groups") if isinstance(config, dict) else None
+        if groups is None:
+            return None
+        return _check_groups(groups, f"{config_path}: report.groups")
+    return None
+
+
+def load_unavailable(path: Path | None) -> dict[str, str]:
+    """``{"dataset": "what is missing and how to get it"}`` from a JSON file ({} for None).
+
+    Raises:
+        DataError: the file is missing, not JSON, or not a mapping of name → text.
+    """
+    if path is None:
+        return {}
+    fix = 'write a JSON object {"dataset": "what is missing and how to get it"}'
+    obj = _read_json(path, fix)
+    if not (isinstance(obj, dict) and all(isinstance(v, str) for v in obj.values())):
+        raise DataError(path, None, "not a mapping of dataset name to reason", fix)
+    return obj
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    from icda.report.tables import load_evaluations, write_tables
+
+    groups = load_groups(args.groups, args.config)
+    unavailable = load_unavailable(args.unavailable)
+    df = load_evaluations(args.evals)
+    write_tables(df, args.out_dir, groups, unavailable, metric=args.metric)
+    return 0
+
+
+def run_plots(args: argparse.Namespace) -> int:
+    from icda.report.plots import plot_convergence
+    from icda.report.tables import load_evaluations
+
+    df = load_evaluations(args.evals)
+    plot_convergence(df, args.out_dir, show_comp=not args.no_comp)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch ``report tables`` / ``report plots``."""
+    return {"tables": run_tables, "plots": run_plots}[args.report_command](args)

@@ -1,0 +1,438 @@
+"""Dataset specifications: validation, what is missing, download, and preparation into JSONL.
+
+A dataset spec is a dict (one entry of ``datasets:`` in the workflow config). Keys and defaults are
+in :data:`SPEC_DEFAULTS`:
+
+* ``source``: ``"files"`` (read ``train``/``dev``/``test`` under ``data_dir``) or ``"synthetic"``
+  (:func:`~icda.data.synthetic.generate_synthetic` with the keyword arguments in ``synthetic``).
+* ``train``, ``dev``, ``test``: paths relative to ``data_dir``; ``dev`` may be null when
+  ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
+  connectivity trains on a split of its dev file when the train file is unavailable).
+* ``format`` (train/dev: ``"icda"`` or ``"jsonl"``), ``test_format`` (``"icda"``, ``"hotel"`` or
+  ``"jsonl"``), ``keywords`` (ground-truth keyword rule for icda/jsonl test files), ``ratings``
+  (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
+  ``spacy_model`` (for JSONL ``"text"`` records).
+* ``url`` (base URL: a file is fetched from ``url + relative path``), ``public``, ``how_to_get``
+  (shown when files are missing).
+
+Preparation (paper appendix "Data Details"): train and dev are deduplicated, stripped of
+documents with fewer than ``min_sentences`` sentences and class-balanced; the test split is kept as
+read.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import shutil
+import statistics
+import urllib.error
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from icda.data.document import Document, write_documents
+from icda.data.prepare import balance_classes, deduplicate, drop_short, split_dev
+from icda.data.readers import read_hotel_test, read_icda, read_jsonl
+from icda.data.synthetic import generate_synthetic
+from icda.errors import ConfigError, DataError
+from icda.io import atomic_path, read_json, write_json
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "dev", "test")
+
+#: every spec key with its default
+SPEC_DEFAULTS: dict[str, Any] = {
+    "source": "files",
+    "train": None,
+    "dev": None,
+    "test": None,
+    "format": "icda",
+    "test_format": "icda",
+    "keywords": None,
+    "ratings": False,
+    "dev_fraction": None,
+    "min_sentences": 5,
+    "balance": True,
+    "seed": 0,
+    "url": None,
+    "public": True,
+    "how_to_get": None,
+    "spacy_model": None,
+    "synthetic": {},
+}
+
+_CHOICES = {
+    "source": ("files", "synthetic"),
+    "format": ("icda", "jsonl"),
+    "test_format": ("icda", "hotel", "jsonl"),
+}
+_OPTIONAL_STR = ("train", "dev", "test", "url", "how_to_get", "spacy_model")
+_BOOL = ("ratings", "balance", "public")
+
+DOWNLOAD_COMMAND = "snakemake --cores 1 download"
+
+
+def validate_spec(name: str, spec: dict) -> dict:
+    """The spec with defaults filled in, after checking every key.
+
+    Raises:
+        ConfigError: an unknown key, a value of the wrong type or outside its choices, or an
+            inconsistent combination; the message names the dataset and the key.
+    """
+    def fail(key: str, problem: str, fix: str) -> ConfigError:
+        return ConfigError(f"datasets.{name}.{key}: {problem}. Fix: {fix}")
+
+    if not isinstance(spec, dict):
+        raise ConfigError(f"datasets.{name}: not a mapping. Fix: give the dataset's keys "
+                          f"({', '.join(SPEC_DEFAULTS)})")
+    for key in spec:
+        if key not in SPEC_DEFAULTS:
+            raise fail(key, "unknown key", f"use only {', '.join(SPEC_DEFAULTS)}")
+    out = {**SPEC_DEFAULTS, **spec}
+    if out["synthetic"] is None:
+        out["synthetic"] = {}
+
+    for key, choices in _CHOICES.items():
+        if out[key] not in choices:
+            raise fail(key, f"{out[key]!r} is not one of {list(choices)}", f"set it to one of {list(choices)}")
+    for key in _OPTIONAL_STR:
+        if out[key] is not None and not (isinstance(out[key], str) and out[key]):
+            raise fail(key, f"{out[key]!r} is not a non-empty string or null", "give a string or null")
+    for key in _BOOL:
+        if not isinstance(out[key], bool):
+            raise fail(key, f"{out[key]!r} is not a boolean", "set true or false")
+    if isinstance(out["seed"], bool) or not isinstance(out["seed"], int):
+        raise fail("seed", f"{out['seed']!r} is not an integer", "give an integer seed")
+    ms = out["min_sentences"]
+    if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
+        raise fail("min_sentences", f"{ms!r} is not a positive integer", "give an integer >= 1 (paper: 5)")
+    kw = out["keywords"]
+    if kw is not None and not (isinstance(kw, list) and kw and all(isinstance(k, str) and k for k in kw)):
+        raise fail("keywords", f"{kw!r} is not a non-empty list of non-empty strings",
+                   "give a list of keywords or null")
+    df = out["dev_fraction"]
+    if df is not None and (isinstance(df, bool) or not isinstance(df, (int, float)) or not 0 < df < 1):
+        raise fail("dev_fraction", f"{df!r} is not a number in (0, 1)", "give e.g. 0.2, or null")
+    if not isinstance(out["synthetic"], dict):
+        raise fail("synthetic", f"{out['synthetic']!r} is not a mapping",
+                   "give the keyword arguments of generate_synthetic")
+
+    if out["source"] == "synthetic":
+        params = inspect.signature(generate_synthetic).parameters
+        for key in out["synthetic"]:
+            if key not in params:
+                raise fail(f"synthetic.{key}", "unknown key", f"use only {', '.join(params)}")
+        for key, param in params.items():
+            if param.default is inspect.Parameter.empty and key not in out["synthetic"]:
+                raise fail(f"synthetic.{key}", "missing", "give the number of documents")
+        for key in ("train", "dev", "test", "dev_fraction"):
+            if out[key] is not None:
+                raise fail(key, "is set for a synthetic dataset", "remove it (or set source: files)")
+    else:
+        for key in ("train", "test"):
+            if out[key] is None:
+                raise fail(key, "missing", "give the file's path relative to data_dir")
+        if (out["dev"] is None) == (df is None):
+            raise fail("dev", "give exactly one of dev and dev_fraction",
+                       "set dev to a file, or dev: null and dev_fraction (e.g. 0.2) to carve dev "
+                       "out of train")
+        if out["synthetic"]:
+            raise fail("synthetic", "is set for a dataset with source: files", "remove it")
+        if out["keywords"] is not None and out["test_format"] == "hotel":
+            raise fail("keywords", "hotel test files carry their own annotation",
+                       "remove keywords, or use test_format icda/jsonl")
+        if out["ratings"] and out["format"] != "icda":
+            raise fail("ratings", "only the icda format has rating labels", "set ratings: false")
+    return out
+
+
+def load_spec_file(path: str | Path) -> tuple[str, dict, Path]:
+    """Read a spec file as the workflow writes it: JSON ``{"name": ..., "data_dir": ..., **spec}``.
+
+    Returns:
+        ``(name, spec, data_dir)``; the spec is not yet validated.
+
+    Raises:
+        ConfigError: the file is missing, not JSON, or lacks ``name``.
+    """
+    path = Path(path)
+    try:
+        obj = read_json(path)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: spec file not found. Fix: check the --spec path") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc}). Fix: write the spec as a JSON object") from exc
+    if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+        raise ConfigError(f'{path}: no "name". Fix: write {{"name": ..., "data_dir": ..., **spec}}')
+    spec = dict(obj)
+    name = spec.pop("name")
+    data_dir = spec.pop("data_dir", None)
+    if data_dir is None and spec.get("source", "files") == "files":
+        raise ConfigError(f'{path}: no "data_dir" for dataset {name!r}. Fix: add "data_dir"')
+    return name, spec, Path(data_dir or ".")
+
+
+def load_config_datasets(path: str | Path) -> tuple[Path, dict[str, dict]]:
+    """Read ``data_dir`` and ``datasets`` from a YAML workflow config (for use without Snakemake).
+
+    Returns:
+        ``(data_dir, {name: spec})``; the specs are not yet validated.
+
+    Raises:
+        ConfigError: the file is missing, not YAML, or lacks ``data_dir``/``datasets``.
+    """
+    import yaml
+
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as fh:
+            config = yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found. Fix: check the --config path") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc}). Fix: correct the file") from exc
+    if not isinstance(config, dict) or not isinstance(config.get("datasets"), dict):
+        raise ConfigError(f"{path}: no `datasets` mapping. Fix: add `datasets: {{NAME: {{...}}}}`")
+    if not isinstance(config.get("data_dir"), str):
+        raise ConfigError(f"{path}: no `data_dir`. Fix: add `data_dir: PATH` (where the data files lie)")
+    return Path(config["data_dir"]), config["datasets"]
+
+
+def load_specs(
+    spec_path: str | Path | None = None,
+    config_path: str | Path | None = None,
+    names: list[str] | None = None,
+) -> list[tuple[str, dict, Path]]:
+    """The ``(name, spec, data_dir)`` triples named on a command line: from a spec file
+    (:func:`load_spec_file`), or from a YAML config (:func:`load_config_datasets`) for the
+    datasets in ``names`` (all of them when None).
+
+    Raises:
+        ConfigError: neither or both sources given, or a named dataset is not in the config.
+    """
+    if (spec_path is None) == (config_path is None):
+        raise ConfigError("give either --spec SPEC.json or --config CONFIG.yaml. Fix: pass exactly one")
+    if spec_path is not None:
+        return [load_spec_file(spec_path)]
+    data_dir, datasets = load_config_datasets(config_path)
+    for name in names or []:
+        if name not in datasets:
+            raise ConfigError(f"{config_path}: no dataset {name!r} under `datasets`. "
+                              f"Fix: use one of {', '.join(datasets)}")
+    return [(name, datasets[name], data_dir) for name in (names or list(datasets))]
+
+
+def missing_files(spec: dict, data_dir: str | Path) -> list[Path]:
+    """The configured train/dev/test files that do not exist under ``data_dir`` (none for a
+    synthetic dataset). The spec is not validated here: unset paths are skipped."""
+    if spec.get("source", "files") == "synthetic":
+        return []
+    data_dir = Path(data_dir)
+    return [data_dir / spec[k] for k in SPLITS if spec.get(k) and not (data_dir / spec[k]).is_file()]
+
+
+def describe_missing(name: str, spec: dict, data_dir: str | Path) -> str:
+    """What is missing for dataset ``name`` and how to get it; ``""`` when nothing is missing."""
+    missing = missing_files(spec, data_dir)
+    if not missing:
+        return ""
+    files = ", ".join(str(p) for p in missing)
+    text = f"dataset {name!r}: missing {files}. "
+    if not spec.get("public", True):
+        how = spec.get("how_to_get") or "request them from the authors"
+        return text + f"These files are not public: {how}; place them at {files}."
+    if spec.get("url"):
+        text += (f"Download with `{DOWNLOAD_COMMAND}` or `python -m icda download --config CONFIG "
+                 f"--dataset {name}` (fetches {spec['url']}<path>)")
+        if spec.get("how_to_get"):
+            text += f"; {spec['how_to_get']}"
+        return text + "."
+    how = spec.get("how_to_get") or "obtain them"
+    return text + f"{how}; place them at {files}."
+
+
+def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0) -> list[Path]:
+    """Fetch the missing files of a public dataset from ``spec["url"] + relative path``.
+
+    Each file is written to a temporary name and renamed when complete.
+
+    Returns:
+        The paths downloaded (empty when nothing was missing).
+
+    Raises:
+        ConfigError: the spec is invalid.
+        DataError: the dataset is not public or has no ``url`` (the message says how to get it),
+            or a download failed (offline, wrong URL).
+    """
+    spec = validate_spec(name, spec)
+    missing = missing_files(spec, data_dir)
+    if not missing:
+        return []
+    if not spec["public"] or not spec["url"]:
+        raise DataError(missing[0], None, "file not found and not downloadable",
+                        describe_missing(name, spec, data_dir))
+    data_dir = Path(data_dir)
+    base = spec["url"] if spec["url"].endswith("/") else spec["url"] + "/"
+    done = []
+    for path in missing:
+        url = base + path.relative_to(data_dir).as_posix()
+        log.info("%s: downloading %s", name, url)
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response, atomic_path(path) as tmp:
+                with open(tmp, "wb") as fh:
+                    shutil.copyfileobj(response, fh)
+        except (urllib.error.URLError, OSError) as exc:
+            raise DataError(path, None, f"download of {url} failed ({exc})",
+                            "check the network connection and the dataset's url, or copy the file "
+                            "there by hand") from exc
+        done.append(path)
+    return done
+
+
+def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[Document] | None]:
+    """Read the configured files of a validated ``source: files`` spec, as read (unprepared);
+    ``dev`` is None when it is to be carved out of train.
+
+    Raises:
+        DataError: a file is missing (the fix says how to get it) or malformed.
+    """
+    data_dir = Path(data_dir)
+    missing = missing_files(spec, data_dir)
+    if missing:
+        raise DataError(missing[0], None, "file not found", describe_missing(name, spec, data_dir))
+    splitter = None
+    if spec["spacy_model"] is not None:
+        from icda.data.sentences import SentenceSplitter
+
+        splitter = SentenceSplitter(spec["spacy_model"])
+    out: dict[str, list[Document] | None] = {}
+    for split in SPLITS:
+        if spec[split] is None:
+            out[split] = None
+            continue
+        path = data_dir / spec[split]
+        fmt = spec["test_format"] if split == "test" else spec["format"]
+        keywords = spec["keywords"] if split == "test" else None
+        if fmt == "icda":
+            out[split] = read_icda(path, keywords=keywords, ratings=spec["ratings"], id_prefix=split)
+        elif fmt == "hotel":
+            out[split] = read_hotel_test(path, id_prefix=split)
+        else:
+            out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
+                                    require_label=split != "test")
+    return out
+
+
+def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | Path) -> dict:
+    """Read, prepare and write one dataset: ``out_dir/{train,dev,test}.jsonl`` and ``stats.json``.
+
+    Train and dev are deduplicated, documents with fewer than ``min_sentences`` sentences dropped
+    and classes balanced (``balance``); when ``dev`` is null, dev is carved out of the prepared
+    train split (stratified, ``dev_fraction``). The test split is kept as read. ``stats.json`` is
+    written last, so its presence means the output is complete.
+
+    Returns:
+        The statistics written to ``stats.json``: per split the number of documents, label counts
+        and sentences per document (mean, population sd, min, max); per split the documents
+        dropped at each step; the test ground-truth coverage.
+
+    Raises:
+        ConfigError: the spec is invalid.
+        DataError: a file is missing or malformed, or train/dev end up empty or with one class.
+    """
+    spec = validate_spec(name, spec)
+    out_dir = Path(out_dir)
+    if spec["source"] == "synthetic":
+        kwargs = {"seed": spec["seed"], **spec["synthetic"]}
+        raw: dict[str, list[Document] | None] = dict(generate_synthetic(**kwargs))
+        inputs = {split: f"synthetic({kwargs})" for split in SPLITS}
+    else:
+        raw = read_splits(name, spec, data_dir)
+        inputs = {s: (str(Path(data_dir) / spec[s]) if spec[s] else f"carved from train ({spec['dev_fraction']})")
+                  for s in SPLITS}
+
+    dropped: dict[str, dict[str, int]] = {}
+    prepared: dict[str, list[Document]] = {}
+    for split in ("train", "dev"):
+        docs = raw[split]
+        if docs is None:
+            continue
+        steps: dict[str, int] = {"read": len(docs)}
+        if spec["source"] == "files" and spec["ratings"]:
+            steps["rating_between_thresholds"] = _count_lines(Path(data_dir) / spec[split]) - len(docs)
+        kept = deduplicate(docs)
+        steps["duplicates"] = len(docs) - len(kept)
+        docs, kept = kept, drop_short(kept, spec["min_sentences"])
+        steps["short"] = len(docs) - len(kept)
+        if spec["balance"]:
+            docs, kept = kept, balance_classes(kept, spec["seed"])
+            steps["balance"] = len(docs) - len(kept)
+        prepared[split] = kept
+        dropped[split] = steps
+    if raw["dev"] is None:
+        prepared["train"], prepared["dev"] = split_dev(prepared["train"], spec["dev_fraction"], spec["seed"])
+        dropped["train"]["carved_to_dev"] = len(prepared["dev"])
+    prepared["test"] = raw["test"]
+
+    for split in ("train", "dev"):
+        if spec["source"] == "synthetic":
+            where = f"synthetic {split} split"
+        else:
+            where = inputs[split] if spec[split] else inputs["train"]
+        labels = Counter(doc.label for doc in prepared[split])
+        if len(labels) < 2:
+            raise DataError(where, None,
+                            f"the {split} split has {sum(labels.values())} documents and "
+                            f"{len(labels)} class(es) after preparation (need both classes)",
+                            f"check the file, or lower min_sentences (now {spec['min_sentences']})")
+
+    for split in SPLITS:
+        write_documents(prepared[split], out_dir / f"{split}.jsonl")
+    stats = {
+        "dataset": name,
+        "source": spec["source"],
+        "inputs": inputs,
+        "splits": {split: split_stats(prepared[split]) for split in SPLITS},
+        "dropped": dropped,
+        "test_ground_truth": ground_truth_stats(prepared["test"]),
+    }
+    write_json(stats, out_dir / "stats.json")
+    return stats
+
+
+def split_stats(docs: list[Document]) -> dict:
+    """Documents, label counts (keys as strings; ``"null"`` for no label) and sentences per
+    document (mean, population sd, min, max) of one split."""
+    lengths = [len(doc.sentences) for doc in docs]
+    labels = Counter("null" if doc.label is None else str(doc.label) for doc in docs)
+    return {
+        "documents": len(docs),
+        "labels": dict(sorted(labels.items())),
+        "sentences_mean": statistics.fmean(lengths) if lengths else 0.0,
+        "sentences_sd": statistics.pstdev(lengths) if lengths else 0.0,
+        "sentences_min": min(lengths, default=0),
+        "sentences_max": max(lengths, default=0),
+    }
+
+
+def ground_truth_stats(docs: list[Document]) -> dict:
+    """How much of a split carries ground truth: documents annotated, documents with at least one
+    ground-truth sentence (and their share), mean ground-truth sentences per annotated document."""
+    annotated = [doc for doc in docs if doc.rationale is not None]
+    covered = [doc for doc in annotated if doc.rationale]
+    return {
+        "annotated": len(annotated),
+        "with_rationale": len(covered),
+        "coverage": len(covered) / len(docs) if docs else 0.0,
+        "rationale_sentences_mean": (statistics.fmean(len(d.rationale) for d in annotated)
+                                     if annotated else 0.0),
+    }
+
+
+def _count_lines(path: Path) -> int:
+    """Non-blank lines of a file (documents before rating binarisation)."""
+    with path.open(encoding="utf-8") as fh:
+        return sum(1 for line in fh if line.strip())

@@ -1,0 +1,121 @@
+"""Preparation of train/dev documents (paper appendix "Data Details").
+
+"We modify all training and dev datasets by deduplifying, filtering all samples with less than
+five sentences, and balancing the classes"; beer ratings are binarised (>= 0.6 positive, <= 0.4
+negative). Every function returns a new list (inputs are never modified), keeps the documents'
+original order, and logs what it dropped. Random choices use ``numpy.random.default_rng(seed)``:
+the same input and seed give the same output.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from typing import Sequence
+
+import numpy as np
+
+from icda.data.document import Document
+
+log = logging.getLogger(__name__)
+
+#: rating thresholds of the beer data (paper appendix "Data Details")
+POSITIVE_RATING = 0.6
+NEGATIVE_RATING = 0.4
+
+
+def binarize_rating(
+    rating: float, positive: float = POSITIVE_RATING, negative: float = NEGATIVE_RATING
+) -> int | None:
+    """Binary label of a rating in [0, 1]: 1 if ``rating >= positive``, 0 if ``rating <= negative``,
+    None (drop the document) in between."""
+    if rating >= positive:
+        return 1
+    if rating <= negative:
+        return 0
+    return None
+
+
+def deduplicate(docs: Sequence[Document]) -> list[Document]:
+    """Drop documents with the same label and the same sentences as an earlier one (keep the first)."""
+    seen: set[tuple[int | None, tuple[str, ...]]] = set()
+    out = []
+    for doc in docs:
+        key = (doc.label, doc.sentences)
+        if key not in seen:
+            seen.add(key)
+            out.append(doc)
+    if len(out) < len(docs):
+        log.info("deduplicate: dropped %d of %d documents", len(docs) - len(out), len(docs))
+    return out
+
+
+def drop_short(docs: Sequence[Document], min_sentences: int = 5) -> list[Document]:
+    """Drop documents with fewer than ``min_sentences`` sentences (paper: 5)."""
+    out = [doc for doc in docs if len(doc.sentences) >= min_sentences]
+    if len(out) < len(docs):
+        log.info("drop_short: dropped %d of %d documents with fewer than %d sentences",
+                 len(docs) - len(out), len(docs), min_sentences)
+    return out
+
+
+def balance_classes(docs: Sequence[Document], seed: int) -> list[Document]:
+    """Downsample every class to the size of the smallest class present.
+
+    The kept documents of each larger class are a uniform random subset (seeded); the output keeps
+    the input order. With a single class present nothing is dropped (a warning is logged).
+
+    Raises:
+        ValueError: a document has no label.
+    """
+    if any(doc.label is None for doc in docs):
+        raise ValueError("balance_classes needs labelled documents (found label None)")
+    by_class: dict[int, list[int]] = defaultdict(list)
+    for i, doc in enumerate(docs):
+        by_class[doc.label].append(i)
+    if len(by_class) < 2:
+        log.warning("balance_classes: only %d class present; nothing to balance", len(by_class))
+        return list(docs)
+    size = min(len(idx) for idx in by_class.values())
+    rng = np.random.default_rng(seed)
+    keep: set[int] = set()
+    for label in sorted(by_class):
+        idx = by_class[label]
+        keep.update(idx if len(idx) == size else rng.choice(idx, size=size, replace=False).tolist())
+    out = [doc for i, doc in enumerate(docs) if i in keep]
+    if len(out) < len(docs):
+        counts = Counter(doc.label for doc in docs)
+        log.info("balance_classes: dropped %d of %d documents (class sizes %s -> %d each)",
+                 len(docs) - len(out), len(docs), dict(sorted(counts.items())), size)
+    return out
+
+
+def split_dev(docs: Sequence[Document], fraction: float, seed: int) -> tuple[list[Document], list[Document]]:
+    """Carve a dev split out of ``docs``, stratified by label.
+
+    From each class (label None counts as a class) ``round(fraction * n_class)`` documents go to
+    dev, at least 1 when the class has 2 or more documents and at most ``n_class - 1``; the choice
+    is seeded. Both outputs keep the input order.
+
+    Returns:
+        ``(train, dev)``.
+
+    Raises:
+        ValueError: ``fraction`` is not in (0, 1).
+    """
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"dev fraction must be in (0, 1), got {fraction}")
+    by_class: dict[int | None, list[int]] = defaultdict(list)
+    for i, doc in enumerate(docs):
+        by_class[doc.label].append(i)
+    rng = np.random.default_rng(seed)
+    dev_idx: set[int] = set()
+    for label in sorted(by_class, key=lambda c: (c is None, c)):
+        idx = by_class[label]
+        n_dev = min(max(round(fraction * len(idx)), 1), len(idx) - 1) if len(idx) >= 2 else 0
+        dev_idx.update(rng.choice(idx, size=n_dev, replace=False).tolist())
+    train = [doc for i, doc in enumerate(docs) if i not in dev_idx]
+    dev = [doc for i, doc in enumerate(docs) if i in dev_idx]
+    log.info("split_dev: %d documents -> %d train, %d dev (fraction %.3g, stratified by label)",
+             len(docs), len(train), len(dev), fraction)
+    return train, dev

@@ -1,0 +1,322 @@
+"""Readers for the ICDA data formats: each returns a list of :class:`~icda.data.document.Document`.
+
+Formats (one document a line, UTF-8; see ``icda-data/README.md``):
+
+* ICDA train/dev/test files: ``LABEL<TAB>sentence[SEP]sentence...``, LABEL 0 or 1 (or, for the
+  beer data, a rating in [0, 1] that is binarised; paper appendix "Data Details").
+* hotel test files (``*.test.sents``): ``IDX IDX ...<TAB>sentence[SEP]...``, the 0-based indices of
+  the sentences holding a human-annotated word (duplicates occur); no class label.
+* generic JSONL: ``{"label": 1, "sentences": [...]}`` or ``{"label": 1, "text": "..."}`` (the text
+  is sentence-split with spaCy), with optional ``"rationale": [indices]`` and ``"id"``.
+
+Sentences are stripped of surrounding whitespace and empty sentences are dropped (the published
+connect/restaurant files carry stray spaces around ``[SEP]``); annotated indices are re-numbered to
+match. Blank lines (such as a trailing newline) are skipped. Everything else that is wrong stops
+with a :class:`~icda.errors.DataError` naming the file, the line and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+
+from icda.data.document import Document
+from icda.data.prepare import binarize_rating
+from icda.errors import DataError
+
+if TYPE_CHECKING:
+    from icda.data.sentences import SentenceSplitter
+
+log = logging.getLogger(__name__)
+
+#: sentence separator of the ICDA text formats
+SEP = "[SEP]"
+#: class labels of the binary datasets
+BINARY_CLASSES = (0, 1)
+
+_ICDA_LINE = "write each document on one line as LABEL<TAB>sentence[SEP]sentence..."
+_HOTEL_LINE = "write each document on one line as IDX IDX ...<TAB>sentence[SEP]sentence..."
+
+
+def keyword_rationale(sentences: Sequence[str], keywords: Iterable[str]) -> frozenset[int]:
+    """Ground-truth rationale by keywords (paper appendix "Data Details", connect/restaurant).
+
+    A sentence is a ground-truth rationale sentence if its lower-cased text contains one of the
+    keywords as a substring (so "food" also matches "seafood", as in the paper).
+
+    Args:
+        sentences: the document's sentences.
+        keywords: the keywords; matched case-insensitively.
+
+    Returns:
+        The 0-based indices of the matching sentences (possibly empty).
+    """
+    keys = [k.lower() for k in keywords]
+    return frozenset(i for i, s in enumerate(sentences) if any(k in s.lower() for k in keys))
+
+
+def read_icda(
+    path: str | Path,
+    *,
+    keywords: Sequence[str] | None = None,
+    ratings: bool = False,
+    id_prefix: str | None = None,
+    classes: Sequence[int] = BINARY_CLASSES,
+) -> list[Document]:
+    """Read an ICDA ``LABEL<TAB>sentence[SEP]sentence...`` file.
+
+    Args:
+        path: the file.
+        keywords: when given, each document's ``rationale`` is :func:`keyword_rationale` of its
+            sentences (the connect/restaurant test sets); otherwise ``rationale`` is None.
+        ratings: the label field is a rating in [0, 1] (beer), binarised by
+            :func:`~icda.data.prepare.binarize_rating`; documents rated strictly between the
+            thresholds are dropped and their number is logged.
+        id_prefix: documents get the id ``f"{id_prefix}-{line number}"``; default: the file name.
+        classes: the allowed labels.
+
+    Raises:
+        DataError: the file is missing or not UTF-8; a line has no tab, a label that is not an
+            integer (a number in [0, 1] with ``ratings``), a label outside ``classes``, or no
+            non-empty sentence.
+    """
+    path = Path(path)
+    prefix = path.name if id_prefix is None else id_prefix
+    docs, between = [], 0
+    for lineno, line in _lines(path):
+        field, text = _split_tab(path, lineno, line, _ICDA_LINE)
+        if ratings:
+            rating = _parse_rating(path, lineno, field)
+            label = binarize_rating(rating)
+            if label is None:
+                between += 1
+                continue
+        else:
+            label = _parse_label(path, lineno, field, classes)
+        sentences = _sentences(path, lineno, text.split(SEP))
+        rationale = None if keywords is None else keyword_rationale(sentences, keywords)
+        docs.append(Document(f"{prefix}-{lineno}", label, sentences, rationale))
+    if between:
+        log.info("%s: dropped %d documents rated between the binarisation thresholds", path, between)
+    return docs
+
+
+def read_hotel_test(path: str | Path, *, id_prefix: str | None = None) -> list[Document]:
+    """Read a hotel test file (``IDX IDX ...<TAB>sentence[SEP]...``; Bao et al. 2018 annotations).
+
+    The indices are 0-based positions of the sentences that hold at least one human-annotated word
+    (the paper's sentence-level ground truth); duplicates are merged. An empty index field means
+    "annotated, no rationale sentence" (an empty ``rationale``). The files carry no class label:
+    every document has ``label=None``.
+
+    Args:
+        path: the file.
+        id_prefix: documents get the id ``f"{id_prefix}-{line number}"``; default: the file name.
+
+    Raises:
+        DataError: the file is missing or not UTF-8; a line has no tab, an index that is not a
+            non-negative integer, an index past the last sentence or pointing at an empty
+            sentence, or no non-empty sentence.
+    """
+    path = Path(path)
+    prefix = path.name if id_prefix is None else id_prefix
+    docs = []
+    for lineno, line in _lines(path):
+        field, text = _split_tab(path, lineno, line, _HOTEL_LINE)
+        indices = []
+        for token in field.split():
+            if not token.isdigit():
+                raise DataError(
+                    path, lineno, f"annotated sentence index {token!r} is not a non-negative integer",
+                    _HOTEL_LINE,
+                )
+            indices.append(int(token))
+        sentences, rationale = _sentences_with_rationale(path, lineno, text.split(SEP), indices)
+        docs.append(Document(f"{prefix}-{lineno}", None, sentences, rationale))
+    return docs
+
+
+def read_jsonl(
+    path: str | Path,
+    *,
+    splitter: "SentenceSplitter | None" = None,
+    keywords: Sequence[str] | None = None,
+    id_prefix: str | None = None,
+    classes: Sequence[int] = BINARY_CLASSES,
+    require_label: bool = True,
+) -> list[Document]:
+    """Read generic JSONL documents: one JSON object a line.
+
+    Each object has ``"label"`` (an int in ``classes``; ``null`` allowed only when
+    ``require_label`` is False) and either ``"sentences"`` (a list of strings) or ``"text"`` (a
+    string, sentence-split with ``splitter``), and optionally ``"rationale"`` (0-based sentence
+    indices) and ``"id"`` (default ``f"{id_prefix}-{line number}"``; ids must be unique).
+
+    Ground truth: an explicit ``"rationale"`` wins; otherwise, when ``keywords`` is given, the
+    rationale is :func:`keyword_rationale`; otherwise None.
+
+    Args:
+        path: the file.
+        splitter: sentence splitter for ``"text"`` records; default: the rule-based spaCy
+            sentencizer (:class:`~icda.data.sentences.SentenceSplitter`), built only if needed.
+        keywords: keyword rule for the ground truth of records without ``"rationale"``.
+        id_prefix: prefix of generated ids; default: the file name.
+        classes: the allowed labels.
+        require_label: reject records whose label is null or absent.
+
+    Raises:
+        DataError: the file is missing or not UTF-8; a line is not a JSON object, has no or a
+            bad label, neither or a malformed ``sentences``/``text``, a bad rationale index, a
+            duplicate id, or no non-empty sentence.
+    """
+    path = Path(path)
+    prefix = path.name if id_prefix is None else id_prefix
+    fix = ('write one JSON object a line: {"label": 0 or 1, "sentences": [...]} or '
+           '{"label": ..., "text": "..."}, optionally "rationale": [indices] and "id"')
+    records = []  # (lineno, obj)
+    for lineno, line in _lines(path):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(path, lineno, f"not valid JSON ({exc.msg})", fix) from exc
+        if not isinstance(obj, dict):
+            raise DataError(path, lineno, "not a JSON object", fix)
+        records.append((lineno, obj))
+
+    texts = [(lineno, obj["text"]) for lineno, obj in records if "sentences" not in obj and "text" in obj]
+    split_texts: dict[int, list[str]] = {}
+    if texts:
+        for lineno, text in texts:
+            if not isinstance(text, str):
+                raise DataError(path, lineno, '"text" is not a string', fix)
+        if splitter is None:
+            from icda.data.sentences import SentenceSplitter
+
+            splitter = SentenceSplitter()
+        split_texts = dict(zip((n for n, _ in texts), splitter.split_many([t for _, t in texts])))
+
+    docs, seen = [], {}
+    for lineno, obj in records:
+        label = obj.get("label")
+        if label is None:
+            if require_label:
+                raise DataError(path, lineno, 'no "label"', f"give every record a label in {list(classes)}")
+        elif isinstance(label, bool) or not isinstance(label, int):
+            raise DataError(path, lineno, f"label {label!r} is not an integer",
+                            f"use one of the class labels {list(classes)}")
+        elif label not in classes:
+            raise DataError(path, lineno, f"label {label} is outside the classes {list(classes)}",
+                            f"use one of the class labels {list(classes)}")
+        if "sentences" in obj:
+            raw = obj["sentences"]
+            if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
+                raise DataError(path, lineno, '"sentences" is not a list of strings', fix)
+        elif "text" in obj:
+            raw = split_texts[lineno]
+        else:
+            raise DataError(path, lineno, 'neither "sentences" nor "text"', fix)
+        given = obj.get("rationale")
+        if given is not None:
+            if not isinstance(given, list) or not all(
+                isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in given
+            ):
+                raise DataError(path, lineno, '"rationale" is not a list of non-negative integers', fix)
+            sentences, rationale = _sentences_with_rationale(path, lineno, raw, given)
+        else:
+            sentences = _sentences(path, lineno, raw)
+            rationale = None if keywords is None else keyword_rationale(sentences, keywords)
+        doc_id = str(obj["id"]) if obj.get("id") is not None else f"{prefix}-{lineno}"
+        if doc_id in seen:
+            raise DataError(path, lineno, f"id {doc_id!r} already used on line {seen[doc_id]}",
+                            "give every document a unique id (or none, to number them by line)")
+        seen[doc_id] = lineno
+        docs.append(Document(doc_id, label, sentences, rationale))
+    return docs
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield (line number from 1, line without its newline) for every non-blank line."""
+    if not path.is_file():
+        raise DataError(path, None, "file not found",
+                        "check the path, or fetch the data with `python -m icda download`")
+    with path.open(encoding="utf-8", newline=None) as fh:
+        lineno = 0
+        try:
+            for lineno, line in enumerate(fh, 1):
+                line = line.rstrip("\n")
+                if line.strip():
+                    yield lineno, line
+        except UnicodeDecodeError as exc:
+            raise DataError(path, lineno + 1, f"not UTF-8 text at or after this line ({exc.reason})",
+                            "convert the file to UTF-8") from exc
+
+
+def _split_tab(path: Path, lineno: int, line: str, fix: str) -> tuple[str, str]:
+    field, tab, text = line.partition("\t")
+    if not tab:
+        raise DataError(path, lineno, "no tab between the first field and the sentences", fix)
+    return field.strip(), text
+
+
+def _parse_label(path: Path, lineno: int, field: str, classes: Sequence[int]) -> int:
+    try:
+        label = int(field)
+    except ValueError:
+        raise DataError(path, lineno, f"label {field!r} is not an integer",
+                        f"start the line with one of the class labels {list(classes)} and a tab"
+                        " (for ratings in [0, 1] set `ratings: true`)") from None
+    if label not in classes:
+        raise DataError(path, lineno, f"label {label} is outside the classes {list(classes)}",
+                        f"use one of the class labels {list(classes)}")
+    return label
+
+
+def _parse_rating(path: Path, lineno: int, field: str) -> float:
+    try:
+        rating = float(field)
+    except ValueError:
+        rating = float("nan")
+    if not 0.0 <= rating <= 1.0:
+        raise DataError(path, lineno, f"rating {field!r} is not a number in [0, 1]",
+                        "start the line with the rating scaled to [0, 1] and a tab")
+    return rating
+
+
+def _sentences(path: Path, lineno: int, raw: Sequence[str]) -> tuple[str, ...]:
+    sentences, _ = _sentences_with_rationale(path, lineno, raw, None)
+    return sentences
+
+
+def _sentences_with_rationale(
+    path: Path, lineno: int, raw: Sequence[str], indices: Sequence[int] | None
+) -> tuple[tuple[str, ...], frozenset[int] | None]:
+    """Strip sentences, drop empty ones and re-number ``indices`` (into ``raw``) to match."""
+    stripped = [s.strip() for s in raw]
+    new_index = {}
+    for i, s in enumerate(stripped):
+        if s:
+            new_index[i] = len(new_index)
+    if not new_index:
+        raise DataError(path, lineno, "empty document (no non-empty sentence)",
+                        "remove the line or give the document its sentences")
+    sentences = tuple(s for s in stripped if s)
+    if indices is None:
+        return sentences, None
+    rationale = set()
+    for i in indices:
+        if i >= len(raw):
+            raise DataError(path, lineno,
+                            f"rationale index {i} is past the last sentence (the document has "
+                            f"{len(raw)} sentences, indexed from 0)",
+                            "use 0-based indices of the document's sentences")
+        if i not in new_index:
+            raise DataError(path, lineno, f"rationale index {i} points at an empty sentence",
+                            "use 0-based indices of non-empty sentences")
+        rationale.add(new_index[i])
+    return sentences, frozenset(rationale)

@@ -1,0 +1,190 @@
+"""Synthetic multi-aspect restaurant reviews with a target aspect X1 and a spurious aspect X2.
+
+The generator realises the paper's binary example (section "Iterative Counterfactual Data
+Augmentation" and its appendix) as text: the label Y is uniform on {0, 1} (every split is
+balanced); the sentence about the target aspect X1 (``food``) has the sentiment of Y with
+probability ``p_x1``, the sentence about the spurious aspect X2 (``service``) with probability
+``p_x2``, independently given Y; every other aspect gets a random sentiment. Because Y is uniform and the noise symmetric,
+``p(Y=y | X1=y) = p_x1`` and ``p(Y=y | X2=y) = p_x2``; the defaults are the paper's
+``p(Y1|X1) = 0.9`` and ``p(Y1|X2) = 0.85``. X1 is thus the best single predictor of Y, yet X2 is
+nearly as good: the setting in which a rationale model can lock onto the spurious aspect. The
+ground-truth rationale is the index of the X1 sentence.
+
+Each aspect sentence is drawn uniformly from a bank of phrasings × aspect nouns × adjectives of
+its polarity (:data:`SENTENCE_BANK`), so a sentence encoder sees lexical variety; documents also
+hold neutral filler sentences, and the sentence order is shuffled so that the position of the
+target varies.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+from icda.data.document import Document
+
+#: aspects in order: the first is the target X1, the second the spurious X2; ``n_aspects`` takes
+#: the first n. Each: (nouns, positive adjectives, negative adjectives); a noun fits every
+#: adjective of its aspect and appears in no other aspect.
+ASPECTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "food": (
+        ("food", "main course", "appetizer", "pasta"),
+        ("delicious", "flavorful", "superb", "fresh and tasty", "wonderfully seasoned"),
+        ("bland", "tasteless", "overcooked", "stale", "greasy and dull"),
+    ),
+    "service": (
+        ("service", "staff", "waiter", "hostess"),
+        ("friendly", "attentive", "welcoming", "helpful", "warm and professional"),
+        ("rude", "slow", "inattentive", "unfriendly", "dismissive"),
+    ),
+    "price": (
+        ("bill", "check", "price tag", "cost"),
+        ("reasonable", "fair", "affordable", "modest", "easy on the wallet"),
+        ("steep", "outrageous", "unreasonable", "excessive", "far too high"),
+    ),
+    "ambience": (
+        ("atmosphere", "decor", "dining room", "lighting"),
+        ("cozy", "charming", "relaxing", "lovely", "inviting"),
+        ("gloomy", "noisy", "dreary", "unpleasant", "harsh and cold"),
+    ),
+    "location": (
+        ("location", "neighborhood", "street", "surrounding area"),
+        ("convenient", "easy to find", "pleasant", "quiet and safe", "well connected"),
+        ("inconvenient", "hard to find", "sketchy", "run-down", "remote"),
+    ),
+    "cleanliness": (
+        ("table", "restroom", "floor", "cutlery"),
+        ("spotless", "clean", "tidy", "immaculate", "well kept"),
+        ("dirty", "sticky", "filthy", "grimy", "messy"),
+    ),
+    "drinks": (
+        ("wine", "coffee", "cocktail", "lemonade"),
+        ("refreshing", "excellent", "smooth", "delightful", "perfectly made"),
+        ("watery", "flat", "sour", "lukewarm", "awful"),
+    ),
+    "wait": (
+        ("wait", "wait time", "wait for a table", "line at the door"),
+        ("short", "quick", "painless", "bearable", "surprisingly brief"),
+        ("endless", "far too long", "frustrating", "exhausting", "absurdly long"),
+    ),
+}
+
+#: phrasings of an aspect sentence
+FRAMES: tuple[str, ...] = (
+    "The {noun} was {adj}.",
+    "I found the {noun} {adj}.",
+    "Honestly, the {noun} was {adj}.",
+    "We all agreed that the {noun} was {adj}.",
+    "As for the {noun}, it was {adj}.",
+    "The {noun} was {adj}, as far as I could tell.",
+)
+
+#: neutral sentences (no aspect, no sentiment)
+FILLER: tuple[str, ...] = (
+    "We visited on a Friday evening.",
+    "I went there with two colleagues after work.",
+    "It was my first time at this place.",
+    "We had booked a table for four.",
+    "The restaurant opened a few months ago.",
+    "My sister picked the place.",
+    "It was a birthday dinner for a friend.",
+    "We came in after a movie.",
+    "I had heard about it from a neighbor.",
+    "We stayed for about an hour and a half.",
+    "It was a rainy Tuesday.",
+    "We were a group of six.",
+    "I ordered what the waitress recommended that day.",
+    "We arrived around seven o'clock.",
+    "This was our second visit this year.",
+    "My partner and I went for lunch.",
+    "We sat near the window.",
+    "I paid by card.",
+    "The place was about half full.",
+    "We walked there from the station.",
+)
+
+
+def _bank() -> dict[tuple[str, int], tuple[str, ...]]:
+    bank = {}
+    for aspect, (nouns, positive, negative) in ASPECTS.items():
+        for polarity, adjectives in ((1, positive), (0, negative)):
+            bank[aspect, polarity] = tuple(
+                frame.format(noun=noun, adj=adj) for frame, noun, adj in product(FRAMES, nouns, adjectives)
+            )
+    return bank
+
+
+#: every aspect sentence, by (aspect, polarity); polarity 1 positive, 0 negative
+SENTENCE_BANK: dict[tuple[str, int], tuple[str, ...]] = _bank()
+
+MIN_SENTENCES = 5
+MAX_SENTENCES = 9
+
+
+def generate_synthetic(
+    n_train: int,
+    n_dev: int,
+    n_test: int,
+    p_x1: float = 0.9,
+    p_x2: float = 0.85,
+    n_aspects: int = 5,
+    seed: int = 0,
+) -> dict[str, list[Document]]:
+    """Generate the synthetic dataset (module docstring: the paper's binary example as text).
+
+    Args:
+        n_train, n_dev, n_test: documents per split.
+        p_x1: probability that the target aspect's sentence (X1, ``food``) has the label's
+            sentiment; the paper's p(Y1|X1) = 0.9.
+        p_x2: the same for the spurious aspect (X2, ``service``); the paper's p(Y1|X2) = 0.85.
+        n_aspects: aspects per document, the first ``n_aspects`` of :data:`ASPECTS` (2 to 8);
+            every document has one sentence per aspect plus neutral filler sentences, for
+            ``max(5, n_aspects)`` to ``max(9, n_aspects)`` sentences in shuffled order.
+        seed: the random seed; each split draws from its own stream, so a split does not change
+            when the sizes of the others do.
+
+    Returns:
+        ``{"train": [...], "dev": [...], "test": [...]}``; ids ``"<split>-<i>"``; labels 0/1,
+        uniform: a random permutation of equal counts (one more 0 when a size is odd), so every
+        split is balanced; ``rationale`` = the index of the X1 sentence, in every split (the model never
+        trains on it; train/dev carry it for diagnostics).
+
+    Raises:
+        ValueError: a size is negative, a probability is outside [0, 1], or ``n_aspects`` is not
+            in 2..8.
+    """
+    for name, n in (("n_train", n_train), ("n_dev", n_dev), ("n_test", n_test)):
+        if n < 0:
+            raise ValueError(f"{name} must be >= 0, got {n}")
+    for name, p in (("p_x1", p_x1), ("p_x2", p_x2)):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {p}")
+    if not 2 <= n_aspects <= len(ASPECTS):
+        raise ValueError(f"n_aspects must be in 2..{len(ASPECTS)}, got {n_aspects}")
+    aspects = list(ASPECTS)[:n_aspects]
+    out = {}
+    for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test)):
+        rng = random.Random(f"icda-synthetic:{seed}:{split}")
+        labels = [i % 2 for i in range(n)]
+        rng.shuffle(labels)
+        out[split] = [_review(rng, f"{split}-{i}", y, aspects, p_x1, p_x2) for i, y in enumerate(labels)]
+    return out
+
+
+def _review(
+    rng: random.Random, doc_id: str, label: int, aspects: list[str], p_x1: float, p_x2: float
+) -> Document:
+    n_filler = rng.randint(max(0, MIN_SENTENCES - len(aspects)), max(0, MAX_SENTENCES - len(aspects)))
+    sentences = []  # (is_target, text)
+    for k, aspect in enumerate(aspects):
+        if k == 0:
+            polarity = label if rng.random() < p_x1 else 1 - label
+        elif k == 1:
+            polarity = label if rng.random() < p_x2 else 1 - label
+        else:
+            polarity = rng.randrange(2)
+        sentences.append((k == 0, rng.choice(SENTENCE_BANK[aspect, polarity])))
+    sentences.extend((False, s) for s in rng.sample(FILLER, n_filler))
+    rng.shuffle(sentences)
+    target = frozenset(i for i, (is_target, _) in enumerate(sentences) if is_target)
+    return Document(doc_id, label, tuple(s for _, s in sentences), target)

@@ -1,0 +1,90 @@
+"""The degeneration guard (paper appendix "Avoiding Rationale Degeneration").
+
+A degenerate rationale model signals the class through *where* it selects (e.g. the first
+sentence for one class, any other for the other). On the correctly predicted dev documents of
+each class, the selected index divided by the document's sentence count is binned into ten bins
+of width 0.1; an epoch is degenerate when the two classes' normalised histograms differ by more
+than ``threshold`` (0.2) in any bin, or when | |b1[0] − b1[1]| − |b0[0] − b0[1]| | > threshold
+(the first/second-bin rule). Bins use integer arithmetic: bin = (10 · index) // n, so that an
+index i of an n-sentence document always lands in [i/n, (i+1)/n) exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+N_BINS = 10
+
+
+def position_bins(positions: np.ndarray, n_sentences: np.ndarray) -> np.ndarray:
+    """Histogram of selected positions.
+
+    Args:
+        positions: [M] 0-based selected sentence indices.
+        n_sentences: [M] sentence counts of their documents (each > the position).
+
+    Returns:
+        [10] int counts; bin b holds positions with b/10 <= index/n < (b+1)/10.
+
+    Raises:
+        ValueError: a position is negative or not smaller than its sentence count.
+    """
+    positions = np.asarray(positions, dtype=np.int64)
+    n_sentences = np.asarray(n_sentences, dtype=np.int64)
+    if np.any(positions < 0) or np.any(positions >= n_sentences):
+        raise ValueError("selected positions must satisfy 0 <= index < sentence count")
+    bins = (N_BINS * positions) // n_sentences
+    return np.bincount(bins, minlength=N_BINS)
+
+
+@dataclass(frozen=True)
+class DegenerationReport:
+    degenerate: bool
+    max_bin_gap: float  #: largest |h1[b] − h0[b]| over bins (normalised histograms)
+    first_bins_gap: float  #: | |h1[0] − h1[1]| − |h0[0] − h0[1]| |
+    histograms: tuple[tuple[int, ...], tuple[int, ...]]  #: raw counts of class 0 and class 1
+
+
+def check_histograms(counts0: np.ndarray, counts1: np.ndarray, threshold: float = 0.2) -> DegenerationReport:
+    """Apply both rules to the two classes' position histograms (raw counts, [10] each).
+
+    A class with no correctly predicted document makes the model degenerate (the histograms
+    cannot be compared, and such a model predicts one class only).
+    """
+    counts0, counts1 = np.asarray(counts0), np.asarray(counts1)
+    hist = (tuple(int(c) for c in counts0), tuple(int(c) for c in counts1))
+    if counts0.sum() == 0 or counts1.sum() == 0:
+        return DegenerationReport(True, 1.0, 1.0, hist)
+    h0, h1 = counts0 / counts0.sum(), counts1 / counts1.sum()
+    max_gap = float(np.max(np.abs(h1 - h0)))
+    first_gap = float(abs(abs(h1[0] - h1[1]) - abs(h0[0] - h0[1])))
+    return DegenerationReport(max_gap > threshold or first_gap > threshold, max_gap, first_gap, hist)
+
+
+def check_degeneration(
+    selected: Sequence[Sequence[int]],
+    n_sentences: Sequence[int],
+    labels: Sequence[int],
+    predictions: Sequence[int],
+    threshold: float = 0.2,
+) -> DegenerationReport:
+    """The guard on a labelled dev set of D documents.
+
+    Args:
+        selected: per document, its selected positions.
+        n_sentences: [D] real sentence counts.
+        labels, predictions: [D] gold and predicted classes (binary: 0, 1).
+        threshold: the paper's 0.2.
+    """
+    counts = []
+    for c in (0, 1):
+        pos, n = [], []
+        for sel, size, y, p in zip(selected, n_sentences, labels, predictions):
+            if y == c and p == c:
+                pos.extend(sel)
+                n.extend([size] * len(sel))
+        counts.append(position_bins(np.array(pos, dtype=np.int64), np.array(n, dtype=np.int64)))
+    return check_histograms(counts[0], counts[1], threshold)

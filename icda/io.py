@@ -1,0 +1,53 @@
+"""Small file helpers: atomic writes, so that nothing half-written looks complete."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import torch
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, mode: str = "w") -> Iterator[Any]:
+    """Open a temporary file for writing; it replaces ``path`` only if the block succeeds."""
+    with atomic_path(path) as tmp:
+        with open(tmp, mode, encoding=None if "b" in mode else "utf-8") as fh:
+            yield fh
+
+
+def write_json(obj: Any, path: str | Path) -> None:
+    """Write ``obj`` as indented JSON, atomically."""
+    with atomic_write(path) as fh:
+        json.dump(obj, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
+
+
+def read_json(path: str | Path) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def save_torch(obj: Any, path: str | Path) -> None:
+    """``torch.save`` to ``path``, atomically."""
+    with atomic_path(path) as tmp:
+        torch.save(obj, tmp)

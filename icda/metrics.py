@@ -1,0 +1,64 @@
+"""Rationale precision and friends (paper "Experiments": precision against human rationales)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from icda.degeneration import position_bins
+
+
+def rationale_metrics(
+    selected: Sequence[Sequence[int]],
+    rationale: Sequence[frozenset[int] | None],
+    n_sentences: Sequence[int],
+    labels: Sequence[int | None] | None = None,
+    predictions: Sequence[int] | None = None,
+) -> dict:
+    """Rationale precision, recall, F1, accuracy and the selected-position histogram.
+
+    Args:
+        selected: per document, the selected sentence indices.
+        rationale: per document, the ground-truth rationale indices (None: not annotated;
+            such documents are left out of precision/recall).
+        n_sentences: per document, the number of sentences the model saw.
+        labels, predictions: gold (None where unknown) and predicted classes, for accuracy.
+
+    Returns:
+        dict with ``precision`` (share of selected sentences that are ground truth: with k = 1,
+        the paper's share of documents whose selected sentence is a rationale sentence),
+        ``alpha`` (1 − precision, the rationale error), ``recall`` (share of ground-truth
+        sentences selected), ``f1``, ``accuracy`` (None without labels), ``n_docs``,
+        ``n_annotated`` and ``position_histogram`` (10 bins of index / sentence count).
+    """
+    hits = n_selected = n_truth = n_annotated = 0
+    for sel, truth in zip(selected, rationale):
+        if truth is None:
+            continue
+        n_annotated += 1
+        hits += len(set(sel) & truth)
+        n_selected += len(set(sel))
+        n_truth += len(truth)
+    precision = hits / n_selected if n_selected else None
+    recall = hits / n_truth if n_truth else None
+    f1 = (
+        2 * precision * recall / (precision + recall)
+        if precision is not None and recall is not None and precision + recall > 0 else None
+    )
+    accuracy = None
+    if labels is not None and predictions is not None:
+        pairs = [(y, p) for y, p in zip(labels, predictions) if y is not None]
+        accuracy = sum(y == p for y, p in pairs) / len(pairs) if pairs else None
+    flat = [(p, n) for sel, n in zip(selected, n_sentences) for p in sel]
+    hist = position_bins(np.array([p for p, _ in flat]), np.array([n for _, n in flat]))
+    return {
+        "precision": precision,
+        "alpha": None if precision is None else 1.0 - precision,
+        "recall": recall,
+        "f1": f1,
+        "accuracy": accuracy,
+        "n_docs": len(selected),
+        "n_annotated": n_annotated,
+        "position_histogram": hist.tolist(),
+    }

@@ -1,0 +1,185 @@
+"""The hierarchical sentence-rationale network (paper "Implementation", "Network" appendix).
+
+Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
+
+1. sentence vectors ``h`` [B, N, H]: from a frozen embedding cache (:class:`CachedSentences`)
+   or a token encoder trained end to end (:class:`EncodedSentences`);
+2. per-sentence vectors ``v`` [B, N, D] for the classifier (frozen mode: a trainable adapter,
+   ``D = d_model``; finetune mode: ``v = h``, ``D = H``);
+3. a sentence-level transformer with sinusoidal positional encoding over ``v`` → one selector
+   score per sentence [B, N];
+4. hard top-k selection with the straight-through estimator (forward: the one-hot of the top-k
+   real sentences; backward: the gradient of the softmax of the scores);
+5. a classifier on the max-pool of the selected sentences' ``v`` (nothing from an unselected
+   sentence reaches it) → class logits [B, C]. With ``objective="comp"`` a second classifier
+   sees the complement (Yu et al. 2019, "complement control").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from icda.settings import ModelSettings
+
+PAD = -1  #: sentence id of an empty slot in a [B, N] id matrix
+
+
+class CachedSentences(nn.Module):
+    """Sentence vectors looked up in a frozen cache.
+
+    Args:
+        vectors: [U, H] float tensor, one row per unique sentence (not trained, not saved in
+            the state dict).
+    """
+
+    def __init__(self, vectors: torch.Tensor):
+        super().__init__()
+        self.register_buffer("vectors", vectors.float(), persistent=False)
+        self.hidden_size = vectors.shape[1]
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids [B, N] (``PAD`` = empty slot) → vectors [B, N, H] (zeros at empty slots)."""
+        out = self.vectors[ids.clamp(min=0)]
+        return out * (ids >= 0).unsqueeze(-1)
+
+
+class EncodedSentences(nn.Module):
+    """Sentence vectors computed by a trainable token encoder (the paper's fine-tuning setting).
+
+    Args:
+        encoder: an :class:`icda.encoder.SentenceEncoder` ([S, T] token ids → [S, H]).
+        tokens: wordpiece ids of every sentence id (``tokens[i]`` for sentence id ``i``).
+        pad_id: the tokenizer's padding id.
+
+    Only the distinct real sentences of a batch are encoded; empty slots are never encoded.
+    """
+
+    def __init__(self, encoder: nn.Module, tokens: list[list[int]], pad_id: int):
+        super().__init__()
+        self.encoder, self.tokens, self.pad_id = encoder, tokens, pad_id
+        self.hidden_size = encoder.hidden_size
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        from icda.encoder import pad_batch
+
+        mask = ids >= 0
+        unique, inverse = torch.unique(ids[mask], return_inverse=True)
+        input_ids, attention = pad_batch([self.tokens[i] for i in unique.tolist()], self.pad_id)
+        device = ids.device
+        encoded = self.encoder(input_ids.to(device), attention.to(device))
+        out = encoded.new_zeros(*ids.shape, encoded.shape[-1])
+        out[mask] = encoded[inverse]
+        return out
+
+
+def sinusoidal_positions(n: int, dim: int) -> torch.Tensor:
+    """The Transformer's sinusoidal positional encoding, [n, dim]."""
+    position = torch.arange(n, dtype=torch.float32).unsqueeze(1)
+    freq = torch.exp(torch.arange(0, dim, 2, dtype=torch.float32) * (-math.log(10000.0) / dim))
+    table = torch.zeros(n, dim)
+    table[:, 0::2] = torch.sin(position * freq)
+    table[:, 1::2] = torch.cos(position * freq[: dim // 2])
+    return table
+
+
+def straight_through_top_k(scores: torch.Tensor, mask: torch.Tensor, k: int) -> torch.Tensor:
+    """Hard top-k selection with the straight-through estimator (Bengio et al. 2013).
+
+    Args:
+        scores: [B, N] selector scores.
+        mask: [B, N] bool, True for real sentences.
+        k: sentences selected per document (fewer where a document has fewer real sentences).
+
+    Returns:
+        z [B, N]: exactly 1.0 at the selected sentences and 0.0 elsewhere in the forward pass
+        (``soft - soft.detach()`` is exactly zero); its gradient is that of
+        ``softmax(scores)`` over the real sentences.
+    """
+    masked = scores.masked_fill(~mask, float("-inf"))
+    soft = torch.softmax(masked, dim=-1)
+    top = masked.topk(min(k, scores.shape[-1]), dim=-1).indices
+    hard = torch.zeros_like(soft).scatter(-1, top, 1.0) * mask
+    return hard + (soft - soft.detach())
+
+
+def masked_max(v: torch.Tensor, z: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """Max-pool ``v * z`` over the slots where ``keep`` is True.
+
+    v [B, N, D], z [B, N], keep [B, N] bool → [B, D]; a row with no kept slot pools to zeros.
+    """
+    gated = (v * z.unsqueeze(-1)).masked_fill(~keep.unsqueeze(-1), float("-inf"))
+    pooled = gated.max(dim=1).values
+    return torch.where(keep.any(dim=1, keepdim=True), pooled, torch.zeros_like(pooled))
+
+
+@dataclass
+class RationaleOutput:
+    """What :class:`RationaleNetwork` returns for a batch of ``B`` documents of ``N`` slots."""
+
+    logits: torch.Tensor  #: [B, C] class logits from the rationale alone
+    selection: torch.Tensor  #: [B, N] 0/1 hard selection (straight-through)
+    scores: torch.Tensor  #: [B, N] selector scores
+    comp_logits: torch.Tensor | None = None  #: [B, C] complement classifier (COMP only)
+
+
+class RationaleNetwork(nn.Module):
+    """Selector (sentence transformer + scorer) and classifier over selected sentences.
+
+    Args:
+        sentences: a :class:`CachedSentences` or :class:`EncodedSentences` module.
+        settings: :class:`icda.settings.ModelSettings`.
+        max_sentences: the largest ``N`` the positional encoding must cover.
+    """
+
+    def __init__(self, sentences: nn.Module, settings: ModelSettings, max_sentences: int):
+        super().__init__()
+        self.settings = settings
+        self.sentences = sentences
+        hidden, d = sentences.hidden_size, settings.d_model
+        if settings.finetune:
+            self.adapter = nn.Identity()
+            self.project = nn.Linear(hidden, d)
+            classifier_dim = hidden
+        else:
+            self.adapter = nn.Sequential(nn.Linear(hidden, d), nn.GELU())
+            self.project = nn.Identity()
+            classifier_dim = d
+        self.register_buffer("positions", sinusoidal_positions(max_sentences, d), persistent=False)
+        layer = nn.TransformerEncoderLayer(
+            d, settings.heads, settings.dff, settings.dropout, batch_first=True
+        )
+        self.transformer = (
+            nn.TransformerEncoder(layer, settings.layers, enable_nested_tensor=False)
+            if settings.layers else nn.Identity()
+        )
+        self.scorer = nn.Linear(d, 1)
+        self.classifier = nn.Sequential(nn.Dropout(settings.dropout), nn.Linear(classifier_dim, settings.n_classes))
+        self.comp_classifier = (
+            nn.Sequential(nn.Dropout(settings.dropout), nn.Linear(classifier_dim, settings.n_classes))
+            if settings.objective == "comp" else None
+        )
+
+    def forward(self, ids: torch.Tensor) -> RationaleOutput:
+        """ids [B, N] sentence ids (``PAD`` for empty slots; every row has a real sentence)."""
+        mask = ids >= 0
+        v = self.adapter(self.sentences(ids))
+        x = self.project(v) + self.positions[: ids.shape[1]]
+        if self.settings.layers:
+            x = self.transformer(x, src_key_padding_mask=~mask)
+        scores = self.scorer(x).squeeze(-1)
+        z = straight_through_top_k(scores, mask, self.settings.k)
+        selected = z.detach() > 0.5
+        logits = self.classifier(masked_max(v, z, selected))
+        comp_logits = None
+        if self.comp_classifier is not None:
+            complement = mask & ~selected
+            comp_logits = self.comp_classifier(masked_max(v, (1.0 - z) * mask, complement))
+        return RationaleOutput(logits, selected.float(), scores, comp_logits)
+
+    def head_parameters(self) -> list[nn.Parameter]:
+        """Parameters of the complement classifier (trained on L_comp alone)."""
+        return [] if self.comp_classifier is None else list(self.comp_classifier.parameters())

@@ -1,0 +1,392 @@
+"""Result tables: the paper's Tables 1 and 2 (rationale precision of COMP, MMI, CDA and ICDA).
+
+Inputs are the ``eval.json`` files the ``evaluate`` step writes, one per (dataset, run,
+iteration) and one per (dataset, run) for the COMP baseline (``"iteration": null``).
+Method assignment follows the paper (section "Experiments"): iteration 0 is MMI, iteration 1 is
+CDA and each run's last (highest) iteration is ICDA. One model can play two roles (a run that
+stops at iteration 1 has CDA = ICDA); the long form then holds that file once per role.
+
+Numbers in the tables are percentages (precision × 100), mean ± sample standard deviation
+(``ddof=1``) over the runs, one decimal, as in the paper. A cell with a single run reads
+``"54.6 ± –"`` (no spread can be estimated from one run); a method with no result reads ``"–"``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+import pandas as pd
+
+from icda.errors import DataError
+from icda.io import atomic_path, atomic_write
+
+log = logging.getLogger(__name__)
+
+#: table rows, in the paper's order
+METHODS = ["COMP", "MMI", "CDA", "ICDA"]
+
+#: columns of :func:`load_evaluations`' long form
+COLUMNS = ["dataset", "run", "iteration", "method", "precision", "recall", "f1", "accuracy",
+           "n_docs"]
+
+#: metrics a table can be made of (all fractions in [0, 1] in eval.json)
+METRICS = ("precision", "recall", "f1", "accuracy")
+
+#: default table groups: the paper's Table 1 (real data), Table 2 (LLM data), and synthetic
+DEFAULT_GROUPS: dict[str, list[str]] = {
+    "table1_real": ["appearance", "smell", "palate", "location", "service", "cleanliness"],
+    "table2_llm": ["connect", "restaurant"],
+    "synthetic": ["synthetic"],
+}
+
+#: column headers of the Markdown and LaTeX tables (the paper's names); others are title-cased
+DISPLAY_NAMES = {"palate": "Palatability", "connect": "Connectivity"}
+
+#: what each group's data is, for the caption
+GROUP_DATA = {
+    "table1_real": "real data (beer and hotel reviews, human-annotated rationales)",
+    "table2_llm": "LLM generated data",
+    "synthetic": "synthetic data (generated reviews with a spurious aspect)",
+}
+
+METRIC_NAMES = {"precision": "Rationale precision", "recall": "Rationale recall",
+                "f1": "Rationale F1", "accuracy": "Classification accuracy"}
+
+DASH = "–"  # en dash: a missing value
+
+_FRACTION = {"type": "number", "minimum": 0, "maximum": 1}
+_FRACTION_OR_NULL = {"anyOf": [_FRACTION, {"type": "null"}]}
+EVAL_SCHEMA = {
+    "type": "object",
+    "required": ["dataset", "run", "iteration", "precision", "recall", "f1", "accuracy"],
+    "properties": {
+        "dataset": {"type": "string", "minLength": 1},
+        "run": {"type": "integer", "minimum": 1},
+        "iteration": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]},
+        "precision": _FRACTION,
+        "recall": _FRACTION_OR_NULL,
+        "f1": _FRACTION_OR_NULL,
+        "accuracy": _FRACTION_OR_NULL,
+        "n_docs": {"type": "integer", "minimum": 0},
+    },
+}
+
+_FIX_EVAL = "delete the file and re-run the evaluate step that writes it (snakemake re-creates it)"
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def read_evaluation(path: str | Path) -> dict[str, Any]:
+    """Read and validate one ``eval.json`` (schema :data:`EVAL_SCHEMA`).
+
+    Raises:
+        DataError: the file is missing, is not JSON (line given), or a field is missing, of the
+            wrong type or out of range (NaN/Infinity included).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(path, None, "evaluation file not found",
+                        "run the evaluate step first, or pass the right path") from None
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise DataError(path, exc.lineno, f"not valid JSON ({exc.msg})", _FIX_EVAL) from None
+    except ValueError as exc:
+        raise DataError(path, None, str(exc), _FIX_EVAL) from None
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(EVAL_SCHEMA).iter_errors(obj))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path)
+        field = f"field '{where}': " if where else ""
+        raise DataError(path, None, f"not an evaluation record: {field}{error.message}", _FIX_EVAL)
+    return obj
+
+
+def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """Read ``eval.json`` files into the long form, one row per (file, method role).
+
+    Returns:
+        DataFrame with columns :data:`COLUMNS`: dataset (str), run (int), iteration (nullable
+        Int64; <NA> for COMP), method ("COMP", "MMI", "CDA", "ICDA", or <NA> for an
+        intermediate iteration 2 … last−1), precision/recall/f1/accuracy (float fractions, NaN
+        where the file has null), n_docs (nullable Int64). Per (dataset, run): iteration 0 →
+        MMI, 1 → CDA, the highest iteration present → ICDA (paper section "Experiments"); a
+        file with two roles appears once per role. Sorted by dataset, run, iteration.
+
+    Raises:
+        DataError: a file is malformed (see :func:`read_evaluation`); two files claim the same
+            (dataset, run, iteration) or the same COMP run; a run's iterations have a gap
+            (e.g. 0, 1, 3: iteration 2 missing, so the last present may not be ICDA).
+    """
+    records, origin = [], {}
+    for path in paths:
+        obj = read_evaluation(path)
+        key = (obj["dataset"], obj["run"], obj["iteration"])
+        if key in origin:
+            what = "COMP" if key[2] is None else f"iteration {key[2]}"
+            raise DataError(path, None,
+                            f"{key[0]} run {key[1]} {what} is also in {origin[key]}",
+                            "pass each evaluation file once")
+        origin[key] = Path(path)
+        records.append({c: obj.get(c) for c in COLUMNS if c != "method"})
+
+    rows = []
+    iterations: dict[tuple[str, int], list[int]] = {}
+    for rec in records:
+        if rec["iteration"] is not None:
+            iterations.setdefault((rec["dataset"], rec["run"]), []).append(rec["iteration"])
+    for (dataset, run), its in iterations.items():
+        its.sort()
+        if its != list(range(its[-1] + 1)):
+            missing = sorted(set(range(its[-1] + 1)) - set(its))
+            raise DataError(origin[(dataset, run, its[-1])], None,
+                            f"{dataset} run {run} has iterations {its}: iteration(s) "
+                            f"{missing} missing, so MMI/CDA/ICDA cannot be assigned (ICDA is "
+                            "the run's last iteration)",
+                            "pass the evaluation files of every iteration of the run")
+    for rec in records:
+        k = rec["iteration"]
+        if k is None:
+            roles = ["COMP"]
+        else:
+            last = iterations[(rec["dataset"], rec["run"])][-1]
+            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == last)) if hit]
+        for role in roles or [None]:
+            rows.append({**rec, "method": role})
+
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    df = df.astype({"dataset": "string", "run": "int64", "iteration": "Int64", "method": "string",
+                    "precision": "float64", "recall": "float64", "f1": "float64",
+                    "accuracy": "float64", "n_docs": "Int64"})
+    order = df["method"].map({m: i for i, m in enumerate(METHODS)})
+    return (df.assign(_order=order)
+              .sort_values(["dataset", "run", "iteration", "_order"], na_position="first")
+              .drop(columns="_order").reset_index(drop=True))
+
+
+def method_stats(df: pd.DataFrame, datasets: list[str], metric: str = "precision") -> pd.DataFrame:
+    """Mean, sample sd (ddof=1) and number of runs of ``metric`` in percent, per method and dataset.
+
+    Args:
+        df: long form from :func:`load_evaluations`.
+        datasets: column order; datasets absent from ``df`` get all-NaN columns (n = 0).
+        metric: one of :data:`METRICS`.
+
+    Returns:
+        DataFrame indexed by :data:`METHODS` with MultiIndex columns (dataset, stat), stat in
+        ("mean", "sd", "n"); mean and sd in percent; sd is NaN with fewer than two runs.
+        Runs whose metric is null (e.g. accuracy on unlabelled test files) do not count.
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
+    values = df.dropna(subset=["method", metric])
+    grouped = (values.assign(value=values[metric] * 100.0)
+               .groupby(["method", "dataset"])["value"]
+               .agg(mean="mean", sd=lambda s: s.std(ddof=1), n="count"))
+    columns = pd.MultiIndex.from_product([datasets, ["mean", "sd", "n"]],
+                                         names=["dataset", "stat"])
+    out = pd.DataFrame(index=pd.Index(METHODS, name="method"), columns=columns, dtype="float64")
+    for (method, dataset), row in grouped.iterrows():
+        if dataset in datasets:
+            for stat in ("mean", "sd", "n"):
+                out.loc[method, (dataset, stat)] = row[stat]
+    for dataset in datasets:
+        out[(dataset, "n")] = out[(dataset, "n")].fillna(0).astype("int64")
+    return out
+
+
+def _cell(mean: float, sd: float) -> str:
+    if math.isnan(mean):
+        return DASH
+    return f"{mean:.1f} ± {DASH if math.isnan(sd) else f'{sd:.1f}'}"
+
+
+def method_table(df: pd.DataFrame, datasets: list[str], metric: str = "precision") -> pd.DataFrame:
+    """The paper's Table 1/2 layout as strings.
+
+    Returns:
+        DataFrame with rows COMP, MMI, CDA, ICDA (index name "method"), one column per dataset
+        in ``datasets`` order, cells ``"54.6 ± 5.0"`` (percent, one decimal, sample sd over
+        runs), ``"54.6 ± –"`` for a single run and ``"–"`` where the method has no result.
+    """
+    stats = method_stats(df, datasets, metric)
+    table = pd.DataFrame(
+        {ds: [_cell(stats.loc[m, (ds, "mean")], stats.loc[m, (ds, "sd")]) for m in METHODS]
+         for ds in datasets},
+        index=pd.Index(METHODS, name="method"), columns=datasets)
+    return table
+
+
+def display_name(dataset: str) -> str:
+    """Column header for a dataset: the paper's name (``palate`` → ``Palatability``)."""
+    return DISPLAY_NAMES.get(dataset, dataset.replace("_", " ").title())
+
+
+def _best(stats: pd.DataFrame, dataset: str) -> set[str]:
+    """Methods whose mean, shown to one decimal, is the column's highest (bold in the paper)."""
+    means = stats[(dataset, "mean")].round(1)
+    if means.isna().all():
+        return set()
+    return set(means.index[means == means.max()])
+
+
+def _latex_cell(mean: float, sd: float, bold: bool) -> str:
+    if math.isnan(mean):
+        return "--"
+    value = rf"\textbf{{{mean:.1f}}}" if bold else f"{mean:.1f}"
+    spread = "--" if math.isnan(sd) else f"{sd:.1f}"
+    return rf"{value} \tiny{{$\pm$ {spread}}}"
+
+
+def _runs_phrase(stats: pd.DataFrame, datasets: list[str]) -> str:
+    ns = sorted({int(stats.loc[m, (ds, "n")]) for m in METHODS for ds in datasets} - {0})
+    if not ns:
+        return "runs"
+    if len(ns) == 1:
+        return f"{ns[0]} run" + ("s" if ns[0] != 1 else "")
+    return f"{ns[0]}–{ns[-1]} runs (per cell: see the CSV's _n columns)"
+
+
+def _caption(name: str, metric: str, stats: pd.DataFrame, datasets: list[str]) -> str:
+    data = GROUP_DATA.get(name, f"the {name} datasets")
+    return (f"{METRIC_NAMES[metric]} on the test set on {data}, in percent. "
+            f"Mean and sample standard deviation over {_runs_phrase(stats, datasets)}. "
+            "MMI: iteration 0; CDA: iteration 1; ICDA: each run's last iteration; "
+            "COMP: complement control.")
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _missing_lines(missing: list[str], unavailable: dict[str, str]) -> list[str]:
+    return [f"{ds}: {unavailable.get(ds, 'no evaluation results')}" for ds in missing]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, metric: str,
+                 unavailable: dict[str, str]) -> tuple[list[Path], str]:
+    """Write ``<name>.csv/.md/.tex`` for one group; return the paths and the Markdown section."""
+    have = set(df["dataset"])
+    present = [ds for ds in group if ds in have]
+    missing = [ds for ds in group if ds not in have]
+    stem = name if metric == "precision" else f"{name}_{metric}"
+    paths = [out_dir / f"{stem}.{ext}" for ext in ("csv", "md", "tex")]
+    stats = method_stats(df, present, metric)
+    caption = _caption(name, metric, stats, present)
+    notes = _missing_lines(missing, unavailable)
+
+    flat = stats.copy()
+    flat.columns = [f"{ds}_{stat}" for ds, stat in stats.columns]
+    with atomic_path(paths[0]) as tmp:
+        flat.to_csv(tmp, index_label="method")
+
+    md_parts = [f"### {stem}", "", caption, ""]
+    if present:
+        shown = method_table(df, present, metric)
+        for ds in present:
+            for m in _best(stats, ds):
+                shown.loc[m, ds] = f"**{shown.loc[m, ds]}**"
+        shown.columns = [display_name(ds) for ds in present]
+        md_parts += [shown.to_markdown(), ""]
+    else:
+        md_parts += [f"No results for any dataset of this table ({', '.join(group)}).", ""]
+    if notes:
+        md_parts += ["Not available:", ""] + [f"- {_one_line(n)}" for n in notes] + [""]
+    markdown = "\n".join(md_parts)
+    with atomic_write(paths[1]) as fh:
+        fh.write(markdown)
+
+    with atomic_write(paths[2]) as fh:
+        if present:
+            cells = pd.DataFrame(
+                {display_name(ds): [_latex_cell(stats.loc[m, (ds, "mean")],
+                                                stats.loc[m, (ds, "sd")], m in _best(stats, ds))
+                                    for m in METHODS] for ds in present},
+                index=METHODS)
+            fh.write(cells.to_latex(escape=False, column_format="l" + "c" * len(present),
+                                    caption=_latex_escape(caption), label=f"tbl:{stem}",
+                                    position="t"))
+        else:
+            fh.write(f"% {stem}: no results for any dataset of this table "
+                     f"({', '.join(group)}).\n")
+        for n in notes:
+            fh.write(f"% not available: {_one_line(n)}\n")
+    return paths, markdown
+
+
+def write_tables(df: pd.DataFrame, out_dir: str | Path, groups: dict[str, list[str]] | None = None,
+                 unavailable: dict[str, str] | None = None,
+                 metric: str = "precision") -> list[Path]:
+    """Write the result tables (paper Tables 1 and 2) and the long-form results.
+
+    For each group ``name`` → datasets: ``<name>.csv`` (numeric: per dataset ``<ds>_mean``,
+    ``<ds>_sd`` in percent and ``<ds>_n`` runs; rows COMP, MMI, CDA, ICDA), ``<name>.md``
+    (Markdown, best mean in bold) and ``<name>.tex`` (booktabs ``table`` with the paper's
+    caption; a ``%`` comment only when no dataset of the group has results). Only datasets with
+    results become columns; the others are listed with their reason from ``unavailable`` (or
+    "no evaluation results"). Datasets with results but in no group go to an extra group
+    ``other``. For a metric other than precision the files are ``<name>_<metric>.*``.
+    Also ``all_results.csv`` (the long form) and ``summary.md`` (every Markdown table, then
+    each unavailable dataset with its reason). Every file is written atomically.
+
+    Args:
+        df: long form from :func:`load_evaluations`.
+        out_dir: directory, created if needed.
+        groups: group name → dataset ids (default :data:`DEFAULT_GROUPS`).
+        unavailable: dataset id → what is missing and how to get it.
+        metric: one of :data:`METRICS`.
+
+    Returns:
+        The paths written.
+    """
+    out_dir = Path(out_dir)
+    groups = dict(DEFAULT_GROUPS if groups is None else groups)
+    unavailable = dict(unavailable or {})
+    grouped = {ds for members in groups.values() for ds in members}
+    other = sorted(set(df["dataset"]) - grouped)
+    if other:
+        log.warning("datasets in no table group, written to 'other': %s", ", ".join(other))
+        groups["other"] = other
+
+    written, sections = [], []
+    for name, members in groups.items():
+        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable)
+        written += paths
+        sections.append(markdown)
+
+    all_path = out_dir / "all_results.csv"
+    with atomic_path(all_path) as tmp:
+        df.to_csv(tmp, index=False)
+    written.append(all_path)
+
+    have = set(df["dataset"])
+    absent = {ds: unavailable.get(ds, "no evaluation results")
+              for ds in dict.fromkeys([*(d for m in groups.values() for d in m), *unavailable])
+              if ds not in have}
+    summary = [f"# ICDA results: {METRIC_NAMES[metric].lower()}", ""] + sections
+    summary += ["## Unavailable datasets", ""]
+    summary += [f"- {ds}: {_one_line(reason)}" for ds, reason in absent.items()] or ["None."]
+    summary_path = out_dir / "summary.md"
+    with atomic_write(summary_path) as fh:
+        fh.write("\n".join(summary) + "\n")
+    written.append(summary_path)
+    log.info("wrote %d table files to %s", len(written), out_dir)
+    return written

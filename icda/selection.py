@@ -1,0 +1,124 @@
+"""Candidate selection, rationale-set change ΔA and the stop rule (paper "Implementation",
+Algorithm 2 in the appendix "Detailed Iterative CDA Implementation").
+
+Iteration 0 (MMI): the lowest dev loss over the seeds. Iteration k >= 1: the candidates are a
+fresh model per seed and one warm-started from the previous selection; score = dev loss,
+× 1e10 if degenerate, × 1e10 if k >= 2 and the candidate's ΔA is not smaller than the ΔA of the
+previous iteration's selection; the lowest score wins. The loop stops when the warm start wins
+with its best epoch the initial evaluation (epoch −1: training did not improve it), or at
+``max_iters``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from icda.errors import DataError
+from icda.io import read_json
+
+PENALTY = 1e10
+
+
+def rationale_sets(labels: Sequence[int], selected: Sequence[Sequence[int]]) -> dict[int, set[tuple[int, int]]]:
+    """A_c: the (document index, position) pairs selected over the documents of class c."""
+    sets: dict[int, set[tuple[int, int]]] = {0: set(), 1: set()}
+    for doc, (y, positions) in enumerate(zip(labels, selected)):
+        sets[int(y)].update((doc, int(p)) for p in positions)
+    return sets
+
+
+def delta_a(current: dict[int, set], previous: dict[int, set]) -> float:
+    """ΔA^k = mean over classes c of |A^k_c \\ A^{k−1}_c| / |A^k_c| (the paper's definition)."""
+    shares = [len(current[c] - previous[c]) / len(current[c]) for c in current if current[c]]
+    return sum(shares) / len(shares) if shares else 0.0
+
+
+def score(dev_loss: float, degenerate: bool, iteration: int, delta: float | None, previous_delta: float | None) -> float:
+    """The selection score of one candidate (lower is better)."""
+    value = dev_loss * (PENALTY if degenerate else 1.0)
+    if iteration >= 2 and previous_delta is not None and delta is not None and not delta < previous_delta:
+        value *= PENALTY
+    return value
+
+
+def _read(path: Path) -> dict:
+    if not path.exists():
+        raise DataError(path, None, "file not found", "run the training job of this candidate first")
+    return read_json(path)
+
+
+def select_candidate(
+    iteration: int,
+    candidates: Sequence[str | Path],
+    train_labels: Sequence[int],
+    warm_start: str | Path | None = None,
+    previous: dict | None = None,
+) -> dict:
+    """Pick the candidate of one iteration.
+
+    Args:
+        iteration: k.
+        candidates: directories written by ``python -m icda train`` (history.json and
+            rationales.json), fresh seeds first.
+        train_labels: labels of the original training documents (for ΔA).
+        warm_start: the warm-started candidate's directory (k >= 1), also scored.
+        previous: the previous iteration's selection record (k >= 1), for ΔA.
+
+    Returns:
+        the selection record: chosen candidate, its dev loss, best epoch, ΔA, and every
+        candidate's numbers and score.
+    """
+    prev_sets = None
+    if previous is not None:
+        prev_rat = _read(Path(previous["candidate_dir"]) / "rationales.json")
+        prev_sets = rationale_sets(train_labels, prev_rat["train"]["selected"])
+    dirs = [(Path(c), False) for c in candidates] + ([(Path(warm_start), True)] if warm_start else [])
+    rows = []
+    for directory, is_warm in dirs:
+        history = _read(directory / "history.json")
+        rationales = _read(directory / "rationales.json")
+        delta = None
+        if prev_sets is not None:
+            delta = delta_a(rationale_sets(train_labels, rationales["train"]["selected"]), prev_sets)
+        rows.append({
+            "name": directory.name,
+            "candidate_dir": str(directory),
+            "warm_start": is_warm,
+            "seed": history.get("seed"),
+            "dev_loss": history["dev_loss"],
+            "dev_accuracy": history["dev_accuracy"],
+            "degenerate": history["degenerate"],
+            "best_epoch": history["best_epoch"],
+            "delta_A": delta,
+            "score": score(history["dev_loss"], history["degenerate"], iteration, delta,
+                           None if previous is None else previous.get("delta_A")),
+        })
+    best = min(rows, key=lambda r: r["score"])
+    return {
+        "iteration": iteration,
+        "selected": best["name"],
+        "candidate_dir": best["candidate_dir"],
+        "warm_start": best["warm_start"],
+        "seed": best["seed"],
+        "dev_loss": best["dev_loss"],
+        "degenerate": best["degenerate"],
+        "best_epoch": best["best_epoch"],
+        "delta_A": best["delta_A"],
+        "previous_delta_A": None if previous is None else previous.get("delta_A"),
+        "candidates": rows,
+    }
+
+
+def convergence(selection: dict, max_iters: int) -> dict:
+    """The stop rule: ``{"iteration", "stop", "converged", "reason"}``."""
+    k = selection["iteration"]
+    converged = bool(selection["warm_start"] and selection["best_epoch"] == -1)
+    if converged:
+        reason = "the warm start won and training did not improve it (best epoch -1)"
+    elif k >= max_iters:
+        reason = f"reached max_iters={max_iters} without convergence"
+    else:
+        reason = ("the warm start won but training improved it" if selection["warm_start"]
+                  else f"a fresh model won ({selection['selected']})") + f"; iteration {k + 1} follows"
+    return {"iteration": k, "stop": converged or k >= max_iters, "converged": converged, "reason": reason}

@@ -1,0 +1,205 @@
+"""Training with dev-loss model selection and the degeneration guard (paper "Settings").
+
+One log line per epoch. Epoch −1 is the evaluation before the first update: the ICDA
+convergence rule needs to know whether training improved on the warm start at all. The kept
+checkpoint is the lowest dev loss among non-degenerate epochs (the lowest overall, flagged
+degenerate, if every epoch was).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from icda.degeneration import check_degeneration
+from icda.model import RationaleNetwork
+from icda.settings import TrainSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Predictions:
+    """Model outputs on D documents: ``logits`` [D, C], ``prob_positive`` [D] (P(y=1)),
+    ``selected`` (per document, its selected positions), ``comp_logits`` [D, C] or None."""
+
+    logits: torch.Tensor
+    prob_positive: np.ndarray
+    selected: list[list[int]]
+    comp_logits: torch.Tensor | None = None
+
+    @property
+    def predicted(self) -> np.ndarray:
+        return self.logits.argmax(dim=-1).numpy()
+
+
+@torch.no_grad()
+def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 256, device: str = "cpu") -> Predictions:
+    """Run ``model`` in eval mode over ids [D, N]."""
+    model.eval()
+    logits, comp, selected = [], [], []
+    for start in range(0, len(ids), batch_size):
+        out = model(ids[start : start + batch_size].to(device))
+        logits.append(out.logits.float().cpu())
+        if out.comp_logits is not None:
+            comp.append(out.comp_logits.float().cpu())
+        selected.extend(torch.nonzero(row).flatten().tolist() for row in out.selection.cpu())
+    logits_t = torch.cat(logits) if logits else torch.zeros(0, 2)
+    prob = torch.softmax(logits_t, dim=-1)[:, 1].numpy() if len(logits_t) else np.zeros(0)
+    return Predictions(logits_t, prob, selected, torch.cat(comp) if comp else None)
+
+
+@dataclass
+class EpochRecord:
+    epoch: int
+    train_loss: float | None
+    dev_loss: float
+    dev_accuracy: float
+    degenerate: bool
+    max_bin_gap: float
+    first_bins_gap: float
+    seconds: float
+
+
+@dataclass
+class TrainResult:
+    """Outcome of :func:`train_model`; ``state_dict`` is the kept checkpoint."""
+
+    best_epoch: int
+    dev_loss: float
+    dev_accuracy: float
+    degenerate: bool
+    epochs: list[EpochRecord] = field(default_factory=list)
+    state_dict: dict | None = None
+
+    def to_json(self) -> dict:
+        out = {k: v for k, v in asdict(self).items() if k not in ("state_dict", "epochs")}
+        out["epochs"] = [asdict(e) for e in self.epochs]
+        trained = [e.seconds for e in self.epochs if e.epoch >= 0]
+        out["seconds_per_epoch"] = float(np.mean(trained)) if trained else None
+        return out
+
+
+def evaluate_dev(
+    model: RationaleNetwork, ids: torch.Tensor, labels: torch.Tensor, settings: TrainSettings, device: str
+) -> tuple[float, float, "object"]:
+    """Dev loss (cross-entropy of the rationale classifier: with COMP, the classification loss
+    alone), accuracy and the degeneration report. ids [D, N], labels [D]."""
+    pred = predict(model, ids, device=device)
+    loss = F.cross_entropy(pred.logits, labels).item()
+    accuracy = float((pred.predicted == labels.numpy()).mean())
+    report = check_degeneration(
+        pred.selected, (ids >= 0).sum(1).numpy(), labels.numpy(), pred.predicted,
+        settings.degeneration_threshold,
+    )
+    return loss, accuracy, report
+
+
+def _losses(model: RationaleNetwork, ids: torch.Tensor, labels: torch.Tensor):
+    out = model(ids)
+    rat = F.cross_entropy(out.logits, labels)
+    if out.comp_logits is None:
+        return rat, None
+    comp = F.cross_entropy(out.comp_logits, labels)
+    lam = model.settings.comp_lambda
+    return rat + lam * torch.clamp(rat - comp, min=0.0), comp
+
+
+def train_model(
+    model: RationaleNetwork,
+    train_data: Callable[[int], tuple[torch.Tensor, torch.Tensor]],
+    dev_ids: torch.Tensor,
+    dev_labels: torch.Tensor,
+    settings: TrainSettings,
+    seed: int,
+    device: str = "cpu",
+) -> TrainResult:
+    """Train with AdamW; keep the best non-degenerate dev-loss checkpoint.
+
+    Args:
+        model: the network (already on ``device``, weights initialised or warm-started).
+        train_data: epoch → (ids [M, N], labels [M]); called once per epoch so counterfactuals
+            can be re-drawn every epoch.
+        dev_ids, dev_labels: [D, N] and [D]; the (possibly augmented) dev set.
+        settings: optimisation, patience and degeneration threshold.
+        seed: seeds the batch order (and dropout via torch's global generator).
+
+    Returns:
+        :class:`TrainResult` with per-epoch records (epoch −1 = before training).
+    """
+    torch.manual_seed(seed)
+    order_rng = torch.Generator().manual_seed(seed)
+    head = {id(p) for p in model.head_parameters()}
+    main_params = [p for p in model.parameters() if p.requires_grad and id(p) not in head]
+    head_params = [p for p in model.parameters() if p.requires_grad and id(p) in head]
+    groups = [{"params": main_params}]
+    if settings.encoder_lr is not None and hasattr(model.sentences, "encoder"):
+        enc = {id(p) for p in model.sentences.encoder.parameters()}
+        groups = [
+            {"params": [p for p in main_params if id(p) not in enc]},
+            {"params": [p for p in main_params if id(p) in enc], "lr": settings.encoder_lr},
+        ]
+    if head_params:
+        groups.append({"params": head_params})
+    optimizer = torch.optim.AdamW(groups, lr=settings.lr, weight_decay=settings.weight_decay)
+
+    best = None  # (dev loss, epoch, accuracy, state) among non-degenerate epochs
+    fallback = None  # the same over all epochs, used only if none passes the guard
+    since_best = 0
+    records = []
+    for epoch in range(-1, settings.max_epochs):
+        start = time.perf_counter()
+        train_loss = None
+        if epoch >= 0:
+            model.train()
+            ids, labels = train_data(epoch)
+            perm = torch.randperm(len(ids), generator=order_rng)
+            total = 0.0
+            for b in range(0, len(ids), settings.batch_size):
+                idx = perm[b : b + settings.batch_size]
+                x, y = ids[idx].to(device), labels[idx].to(device)
+                main, comp = _losses(model, x, y)
+                optimizer.zero_grad(set_to_none=True)
+                if comp is None:
+                    main.backward()
+                else:  # the complement head minimises L_comp; everything else the main loss
+                    grads = torch.autograd.grad(main, main_params, retain_graph=True, allow_unused=True)
+                    grads += torch.autograd.grad(comp, head_params, allow_unused=True)
+                    for p, g in zip(main_params + head_params, grads):
+                        p.grad = g
+                if settings.grad_clip:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), settings.grad_clip)
+                optimizer.step()
+                total += main.item() * len(idx)
+            train_loss = total / max(len(ids), 1)
+        dev_loss, dev_acc, report = evaluate_dev(model, dev_ids, dev_labels, settings, device)
+        record = EpochRecord(
+            epoch, train_loss, dev_loss, dev_acc, report.degenerate,
+            report.max_bin_gap, report.first_bins_gap, time.perf_counter() - start,
+        )
+        records.append(record)
+        log.info(
+            "epoch %3d  train_loss %s  dev_loss %.4f  dev_acc %.3f  %s  (%.1fs)",
+            epoch, "   -  " if train_loss is None else f"{train_loss:.4f}", dev_loss, dev_acc,
+            "DEGENERATE" if report.degenerate else "ok", record.seconds,
+        )
+        if not report.degenerate and (best is None or dev_loss < best[0]):
+            best = (dev_loss, epoch, dev_acc, copy.deepcopy(model.state_dict()))
+            since_best = 0
+        elif best is not None:
+            since_best += 1
+        if best is None and (fallback is None or dev_loss < fallback[0]):
+            fallback = (dev_loss, epoch, dev_acc, copy.deepcopy(model.state_dict()))
+        if since_best >= settings.patience:
+            break
+    if best is None:
+        log.warning("every epoch was degenerate; keeping epoch %d (dev loss %.4f)", fallback[1], fallback[0])
+    dev_loss, epoch, dev_acc, state = best or fallback
+    return TrainResult(epoch, dev_loss, dev_acc, best is None, records, state)

@@ -1,0 +1,125 @@
+"""Wiring for the commands: settings + prepared data + sentence vectors → network and tensors."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from icda.data.document import Document, read_documents
+from icda.errors import DataError
+from icda.io import save_torch
+from icda.model import CachedSentences, EncodedSentences, RationaleNetwork
+from icda.settings import Settings, resolve_device
+from icda.splits import EncodedSplit, encode_split
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "dev", "test")
+
+
+@dataclass
+class Workspace:
+    """One dataset ready for training: its settings, original splits, sentence ids and device."""
+
+    settings: Settings
+    data_dir: Path
+    documents: dict[str, list[Document]]
+    sentence_id: Callable[[str], int]
+    sentences: torch.nn.Module  #: CachedSentences (frozen) or EncodedSentences (finetune)
+    device: str
+    pretrained_encoder_state: dict | None = None  #: finetune mode: the encoder's initial weights
+
+    def network(self, seed: int) -> RationaleNetwork:
+        """A freshly initialised network (weights drawn from ``seed``), on the device."""
+        torch.manual_seed(seed)
+        if self.settings.model.finetune:  # the token encoder starts from its pretrained weights
+            self.sentences.encoder.load_state_dict(self.pretrained_encoder_state)
+        model = RationaleNetwork(self.sentences, self.settings.model, self.settings.encoder.max_sentences)
+        return model.to(self.device)
+
+    def encode(self, docs: list[Document], where: str) -> EncodedSplit:
+        return encode_split(docs, self.sentence_id, self.settings.encoder.max_sentences, where)
+
+    def split(self, name: str) -> EncodedSplit:
+        return self.encode(self.documents[name], str(self.data_dir / f"{name}.jsonl"))
+
+
+def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | Path | None = None) -> Workspace:
+    """Load the prepared splits and the sentence vectors of one dataset.
+
+    Frozen mode (``model.finetune: false``) needs ``embeddings``, the cache written by
+    ``python -m icda embed``; finetune mode encodes sentences with a trainable encoder.
+
+    Raises:
+        DataError: a split is missing, or the cache was built with other encoder settings or
+            lacks a sentence of the data (stale cache).
+    """
+    data_dir = Path(data_dir)
+    documents = {s: read_documents(data_dir / f"{s}.jsonl") for s in SPLITS}
+    device = resolve_device(settings.device)
+    if not settings.model.finetune:
+        from icda.embed import EmbeddingCache
+
+        if embeddings is None:
+            raise DataError(data_dir, None, "frozen mode needs the embedding cache", "pass --embeddings (from `python -m icda embed`)")
+        cache = EmbeddingCache.load(embeddings)
+        if cache.settings != settings.encoder.to_dict():
+            raise DataError(
+                embeddings, None,
+                f"stale embedding cache: built with {cache.settings}, settings ask for {settings.encoder.to_dict()}",
+                "delete it and rerun `python -m icda embed` with these settings",
+            )
+
+        def sentence_id(text: str) -> int:
+            try:
+                return cache.index[text]
+            except KeyError:
+                raise DataError(embeddings, None, f"stale embedding cache: sentence not in it: {text[:80]!r}",
+                                "rerun `python -m icda embed` on the current data") from None
+
+        return Workspace(settings, data_dir, documents, sentence_id, CachedSentences(cache.vectors), device)
+
+    from icda.encoder import SentenceEncoder, load_tokenizer, tokenize_sentences
+
+    table: dict[str, int] = {}
+    for split in SPLITS:
+        for doc in documents[split]:
+            for sentence in doc.sentences[: settings.encoder.max_sentences]:
+                table.setdefault(sentence, len(table))
+    tokenizer = load_tokenizer(settings.encoder)
+    tokens = tokenize_sentences(tokenizer, list(table), settings.encoder.max_tokens)
+    encoder = SentenceEncoder(settings.encoder)
+    return Workspace(
+        settings, data_dir, documents, table.__getitem__,
+        EncodedSentences(encoder, tokens, tokenizer.pad_token_id), device,
+        {k: v.clone() for k, v in encoder.state_dict().items()},
+    )
+
+
+def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | None = None) -> None:
+    """Save trainable weights (not the frozen cache) with the model settings, atomically."""
+    import dataclasses
+
+    save_torch({"state_dict": state_dict or model.state_dict(),
+                "model": dataclasses.asdict(model.settings)}, path)
+
+
+def load_weights(model: RationaleNetwork, path: str | Path) -> None:
+    """Load weights saved by :func:`save_model` into ``model`` (warm start or evaluation).
+
+    Raises:
+        DataError: the file is missing or was saved from a network of another shape.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, None, "model file not found", "train it first (`python -m icda train`)")
+    saved = torch.load(path, map_location="cpu", weights_only=True)
+    try:
+        model.load_state_dict(saved["state_dict"])
+    except RuntimeError as exc:
+        raise DataError(path, None, f"weights do not fit this network ({str(exc).splitlines()[0]})",
+                        "use the same model settings as the run that saved it") from exc

@@ -1,0 +1,97 @@
+"""The rationale network: straight-through selection and the classifier's information flow."""
+
+import torch
+
+from icda.model import PAD, CachedSentences, RationaleNetwork, straight_through_top_k
+from icda.settings import ModelSettings
+
+
+def _network(objective="mmi", k=1, seed=0, vectors=None):
+    torch.manual_seed(seed)
+    vectors = torch.randn(40, 12) if vectors is None else vectors
+    settings = ModelSettings(d_model=16, layers=1, heads=2, dff=32, dropout=0.0, k=k, objective=objective)
+    return RationaleNetwork(CachedSentences(vectors), settings, max_sentences=8).eval()
+
+
+def test_straight_through_forward_is_exactly_one_hot_and_skips_padding():
+    scores = torch.tensor([[0.1, 2.0, 0.3, 9.0], [1.0, 0.5, -1.0, 0.0]])
+    mask = torch.tensor([[True, True, True, False], [True, True, True, True]])
+    z = straight_through_top_k(scores, mask, k=1)
+    assert z.tolist() == [[0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]  # slot 3 of row 0 is padding
+    z2 = straight_through_top_k(scores, mask, k=2)
+    assert z2.sum(dim=1).tolist() == [2.0, 2.0]
+
+
+def test_straight_through_gradient_is_the_softmax_gradient():
+    scores = torch.tensor([[0.2, 1.0, -0.5]], requires_grad=True)
+    weights = torch.tensor([[3.0, -1.0, 2.0]])
+    (straight_through_top_k(scores, torch.ones(1, 3, dtype=torch.bool), 1) * weights).sum().backward()
+    ref = scores.detach().clone().requires_grad_(True)
+    (torch.softmax(ref, -1) * weights).sum().backward()
+    assert torch.allclose(scores.grad, ref.grad)
+    assert scores.grad.abs().sum() > 0
+
+
+def test_gradients_reach_the_selector_through_the_classifier_loss():
+    model = _network()
+    ids = torch.tensor([[0, 1, 2, 3, PAD], [4, 5, 6, 7, 8]])
+    out = model(ids)
+    torch.nn.functional.cross_entropy(out.logits, torch.tensor([0, 1])).backward()
+    assert model.scorer.weight.grad.abs().sum() > 0
+    for p in model.transformer.parameters():
+        assert p.grad is not None and p.grad.abs().sum() > 0
+
+
+def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged():
+    vectors = torch.randn(40, 12)
+    model = _network(vectors=vectors)
+    ids = torch.tensor([[0, 1, 2, 3, 4, 5]])
+    out = model(ids)
+    chosen = int(out.selection[0].argmax())
+    changed = 0
+    for slot in range(6):
+        if slot == chosen:
+            continue
+        for trial in range(5):
+            new_vectors = vectors.clone()
+            new_vectors[slot] = torch.randn(12) * 3
+            model.sentences.vectors.copy_(new_vectors)
+            out2 = model(ids)
+            if int(out2.selection[0].argmax()) != chosen:
+                continue  # the selector may move; the claim is about an unselected sentence
+            changed += 1
+            assert torch.equal(out2.logits, out.logits)
+        model.sentences.vectors.copy_(vectors)
+    assert changed > 0
+    # and the selected sentence does matter
+    new_vectors = vectors.clone()
+    new_vectors[chosen] = -new_vectors[chosen] * 5
+    model.sentences.vectors.copy_(new_vectors)
+    assert not torch.equal(model(ids).logits, out.logits)
+
+
+def test_padding_slots_are_never_selected():
+    model = _network(k=3)
+    ids = torch.tensor([[0, 1, PAD, PAD, PAD, PAD]])
+    out = model(ids)
+    assert out.selection[0].tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_comp_complement_classifier_sees_only_unselected_sentences():
+    vectors = torch.randn(40, 12)
+    model = _network("comp", vectors=vectors)
+    ids = torch.tensor([[0, 1, 2, 3]])
+    out = model(ids)
+    chosen = int(out.selection[0].argmax())
+    assert out.comp_logits is not None
+    # changing the selected sentence's vector while keeping the selection: complement output fixed
+    for _ in range(10):
+        new_vectors = vectors.clone()
+        new_vectors[chosen] = vectors[chosen] * 1.01
+        model.sentences.vectors.copy_(new_vectors)
+        out2 = model(ids)
+        if int(out2.selection[0].argmax()) == chosen:
+            assert torch.equal(out2.comp_logits, out.comp_logits)
+            assert not torch.equal(out2.logits, out.logits)
+            return
+    raise AssertionError("selection moved under a 1% change")

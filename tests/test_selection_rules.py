@@ -1,0 +1,112 @@
+"""Hand-made cases for the degeneration guard, precision, pools, ΔA, selection score and stop rule."""
+
+import numpy as np
+import pytest
+
+from icda.degeneration import check_degeneration, check_histograms, position_bins
+from icda.errors import IcdaError
+from icda.metrics import rationale_metrics
+from icda.pools import build_plan
+from icda.selection import convergence, delta_a, rationale_sets, score
+
+
+def test_position_bins_use_exact_integer_edges():
+    # index 3 of 10 sentences is exactly 0.3: bin 3 (float 3/10*10 can land in bin 2)
+    assert position_bins(np.array([3, 0, 9, 1]), np.array([10, 5, 10, 5])).tolist() == [1, 0, 1, 1, 0, 0, 0, 0, 0, 1]
+    assert position_bins(np.array([6]), np.array([10])).tolist()[6] == 1
+    with pytest.raises(ValueError):
+        position_bins(np.array([5]), np.array([5]))
+
+
+def test_positional_degeneration_is_caught():
+    # class 0 always picks the first sentence, class 1 any other: the paper's failure mode
+    selected = [[0]] * 20 + [[i % 9 + 1] for i in range(20)]
+    n = [10] * 40
+    labels = [0] * 20 + [1] * 20
+    report = check_degeneration(selected, n, labels, labels)
+    assert report.degenerate and report.max_bin_gap == pytest.approx(1.0)
+
+
+def test_healthy_model_passes_and_wrong_predictions_are_ignored():
+    selected = [[i % 10] for i in range(40)]
+    labels = [i % 2 for i in range(40)]
+    predictions = list(labels)
+    # wrong predictions all in bin 0 for class 1 do not count
+    selected += [[0]] * 10
+    labels += [1] * 10
+    predictions += [0] * 10
+    report = check_degeneration(selected, [10] * 50, labels, predictions)
+    assert not report.degenerate
+    assert report.max_bin_gap <= 0.2
+
+
+def test_first_second_bin_rule_alone():
+    # per-bin gaps 0.15 (<= 0.2) but |0.3-0.0| vs |0.15-0.15|: first-bins gap 0.3 > 0.2
+    h0 = np.array([30, 0, 10, 10, 10, 10, 10, 10, 10, 0])
+    h1 = np.array([15, 15, 10, 10, 10, 10, 10, 10, 10, 0])
+    report = check_histograms(h0, h1)
+    assert report.max_bin_gap == pytest.approx(0.15)
+    assert report.first_bins_gap == pytest.approx(0.30)
+    assert report.degenerate
+
+
+def test_a_class_without_correct_predictions_is_degenerate():
+    assert check_histograms(np.zeros(10), np.ones(10)).degenerate
+
+
+def test_precision_recall_on_a_hand_made_example():
+    selected = [[0], [2], [1], [3]]
+    truth = [frozenset({0}), frozenset({1, 2}), frozenset(), None]  # last: not annotated
+    m = rationale_metrics(selected, truth, [4, 4, 4, 4], [1, 0, None, 1], [1, 1, 0, 1])
+    assert m["precision"] == pytest.approx(2 / 3)
+    assert m["alpha"] == pytest.approx(1 / 3)
+    assert m["recall"] == pytest.approx(2 / 3)  # 2 of 3 ground-truth sentences
+    assert m["accuracy"] == pytest.approx(2 / 3)  # the unlabelled document is skipped
+    assert m["n_annotated"] == 3
+    assert m["position_histogram"] == [1, 0, 1, 0, 0, 1, 0, 1, 0, 0]
+
+
+def test_pools_keep_the_most_confident_correct_documents():
+    labels = np.array([0] * 10 + [1] * 10)
+    prob = np.concatenate([np.linspace(0.05, 0.6, 10), np.linspace(0.95, 0.3, 10)])
+    # class 0 correct (p <= 0.5): the first 8; class 1 correct (p >= 0.5): the first 7
+    selected = [[i % 3] for i in range(20)]
+    plan, stats = build_plan(labels, prob, selected, pool_fraction=0.2)
+    assert stats["correct_per_class"] == {"0": 8, "1": 7}
+    assert stats["m_per_class"] == 5  # min(20 // 4, 8, 7)
+    assert plan.kept == [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
+    assert plan.pools[0] == [(0, 0), (1, 1)]  # 20 % of 10 documents: the 2 most confident
+    assert plan.pools[1] == [(10, 1), (11, 2)]
+    assert 4 * stats["m_per_class"] <= len(labels)
+    plan_kept, _ = build_plan(labels, prob, selected, pool_fraction=0.2, pool_base="kept")
+    assert len(plan_kept.pools[0]) == 1  # 20 % of m = 5
+
+
+def test_pools_fail_clearly_when_a_class_is_never_right():
+    with pytest.raises(IcdaError, match="correct predictions per class"):
+        build_plan(np.array([0, 0, 1, 1]), np.array([0.9, 0.9, 0.9, 0.9]), [[0]] * 4)
+
+
+def test_delta_a_uses_the_papers_direction():
+    prev = rationale_sets([0, 0, 1, 1], [[0], [1], [0], [2]])
+    cur = rationale_sets([0, 0, 1, 1], [[0], [2], [0], [2]])
+    assert delta_a(cur, prev) == pytest.approx((1 / 2 + 0 / 2) / 2)
+    assert delta_a(prev, prev) == 0.0
+
+
+def test_selection_score_penalties():
+    assert score(0.5, False, 1, 0.4, 0.1) == 0.5  # k = 1: ΔA rule not applied
+    assert score(0.5, True, 1, None, None) == pytest.approx(0.5e10)
+    assert score(0.5, False, 2, 0.2, 0.3) == 0.5
+    assert score(0.5, False, 2, 0.3, 0.3) == pytest.approx(0.5e10)  # not smaller -> penalised
+
+
+def test_stop_rule():
+    sel = {"iteration": 3, "warm_start": True, "best_epoch": -1, "selected": "warm"}
+    assert convergence(sel, 10)["converged"] and convergence(sel, 10)["stop"]
+    improved = sel | {"best_epoch": 2}
+    assert not convergence(improved, 10)["stop"]
+    assert convergence(improved, 3) == {"iteration": 3, "stop": True, "converged": False,
+                                        "reason": "reached max_iters=3 without convergence"}
+    fresh = sel | {"warm_start": False, "best_epoch": -1, "selected": "seed42"}
+    assert not convergence(fresh, 10)["stop"]
