@@ -9,8 +9,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-import torch
-
 
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
@@ -21,6 +19,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -49,5 +50,7 @@ def read_json(path: str | Path) -> Any:
 
 def save_torch(obj: Any, path: str | Path) -> None:
     """``torch.save`` to ``path``, atomically."""
+    import torch
+
     with atomic_path(path) as tmp:
         torch.save(obj, tmp)

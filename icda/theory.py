@@ -431,10 +431,10 @@ class Analysis:
     fixed_points: list[FixedPoint]
     #: alpha_T of Theorem ``convergence``, or None
     alpha_T: float | None
-    #: psi(0): the MMI error when X2 carries no information, R(delta^a = I(X1;Y1)); the theorem's
-    #: lower bound on the limit
+    #: psi(0); with beta = 1 - alpha^k the MMI error when X2 carries no information,
+    #: R(delta^a = I(X1;Y1)), the theorem's lower bound on the limit
     psi_at_0: float
-    #: psi(1): the error when X1 carries no information, R(delta^a = -I(X2;Y1)) (beta = 1 - alpha)
+    #: psi(1); with beta = 1 - alpha^k the error when X1 carries no information, R(delta^a = -I(X2;Y1))
     psi_at_1: float
     #: empirical convergence orders of ``sequence`` towards the lowest fixed point
     orders: np.ndarray

@@ -188,18 +188,20 @@ def plot_figure2a(table: pd.DataFrame, beta: float | None) -> plt.Figure:
 def plot_figure2b(table: pd.DataFrame, p1: float, n: int, simulations: int) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(4, 3.4))
     styles = {
-        "fixed_p1": ("C0", rf"$R(\delta)$, $p(Y_1|X_1)={p1:g}$ fixed"),
-        "along_J": ("C1", r"along $J$ (both conditionals augmented)"),
+        "fixed_p1": ("C0", rf"$p(Y_1|X_1)={p1:g}$ fixed"),
+        "along_J": ("C1", r"along $J$ ($\psi$)"),
     }
     for curve, rows in table.groupby("curve", sort=False):
         colour, label = styles[curve]
-        ax.plot(rows["delta"], rows["alpha_exact"], color=colour, label=f"{label}, exact")
+        ax.plot(rows["delta"], rows["alpha_exact"], color=colour, label=label)
         ax.errorbar(rows["delta"][::4], rows["alpha_mc"][::4], yerr=2 * rows["alpha_mc_se"][::4],
-                    fmt="o", ms=2.5, color=colour, label=f"Monte Carlo ({simulations:,} runs, ±2 s.e.)")
+                    fmt="o", ms=2.5, color=colour)
+    ax.text(0.03, 0.03, f"lines: exact\ndots: Monte Carlo, {simulations:,} runs (±2 s.e.)",
+            transform=ax.transAxes, fontsize=6)
     ax.set_xlabel(r"$\delta$ (bits)")
     ax.set_ylabel(r"expected error $\alpha^{k+1}$")
     ax.set_title(f"(b) operator R, n = {n}", fontsize=9)
-    ax.legend(fontsize=6, loc="lower left")
+    ax.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
     return fig
 

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
     p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
     p.add_argument("--dataset", help="dataset name under `datasets` in --config")
-    p.add_argument("--out-dir", type=Path, required=True, help="folder for train/dev/test.jsonl and stats.json")
+    p.add_argument("--out-dir", type=Path, required=True,
+                   help="folder for train/dev/test.jsonl and stats.json")
     p.set_defaults(func=run)
 
 

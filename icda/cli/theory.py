@@ -109,7 +109,11 @@ def report(analysis: theory.Analysis) -> str:
         lines.append(f"  alpha = {_fmt(fp.alpha):>12}  psi' = {fp.slope:.3e}  {tag}")
     if a.alpha_T is None:
         lines.append("  no threshold alpha_T: psi has no unstable fixed point above its lowest attractor")
-    lines.append(f"psi(0) = R(delta^a = I(X1;Y1)) = {_fmt(a.psi_at_0)}   psi(1) = {_fmt(a.psi_at_1)}")
+    if a.beta is None:
+        lines.append(f"psi(0) = R(delta^a = I(X1;Y1)) = {_fmt(a.psi_at_0)} (the theorem's lower bound)   "
+                     f"psi(1) = R(delta^a = -I(X2;Y1)) = {_fmt(a.psi_at_1)}")
+    else:
+        lines.append(f"psi(0) = {_fmt(a.psi_at_0)}   psi(1) = {_fmt(a.psi_at_1)}")
     orders = ", ".join("n/a" if math.isnan(q) else f"{q:.2f}" for q in a.orders[:4])
     lines.append(f"empirical convergence orders towards the lowest fixed point (k = 1, 2, ...): {orders}")
     return "\n".join(lines)

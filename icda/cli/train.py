@@ -24,7 +24,8 @@ def register(sub) -> None:
     p.add_argument("--augmented", type=Path,
                    help="an iteration folder of the ICDA loop (pools.json, augmented/dev.jsonl): train on "
                         "its kept originals plus counterfactuals re-drawn every epoch")
-    p.add_argument("--init", type=Path, help="warm start: weights from this model.pt (fresh optimizer)")
+    p.add_argument("--init", type=Path,
+                   help="warm start (fresh optimizer): a model.pt, or a selected.json whose model is used")
     p.add_argument("--objective", choices=["mmi", "comp"], help="override model.objective")
     p.add_argument("--comp-lambda", type=float, help="override model.comp_lambda (COMP)")
     p.set_defaults(func=run)
@@ -43,7 +44,10 @@ def run(args: argparse.Namespace) -> None:
         ws.settings = dataclasses.replace(ws.settings, model=dataclasses.replace(ws.settings.model, **overrides))
     model = ws.network(args.seed)
     if args.init:
-        load_weights(model, args.init)
+        init = args.init
+        if init.suffix == ".json":
+            init = Path(read_json(init)["candidate_dir"]) / "model.pt"
+        load_weights(model, init)
     train, dev = ws.split("train"), ws.split("dev")
     if args.augmented:
         plan = AugmentationPlan.from_json(read_json(args.augmented / "pools.json")["train"]["plan"])

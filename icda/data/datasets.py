@@ -97,7 +97,8 @@ def validate_spec(name: str, spec: dict) -> dict:
 
     for key, choices in _CHOICES.items():
         if out[key] not in choices:
-            raise fail(key, f"{out[key]!r} is not one of {list(choices)}", f"set it to one of {list(choices)}")
+            raise fail(key, f"{out[key]!r} is not one of {list(choices)}",
+                       f"set it to one of {list(choices)}")
     for key in _OPTIONAL_STR:
         if out[key] is not None and not (isinstance(out[key], str) and out[key]):
             raise fail(key, f"{out[key]!r} is not a non-empty string or null", "give a string or null")
@@ -351,8 +352,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         inputs = {split: f"synthetic({kwargs})" for split in SPLITS}
     else:
         raw = read_splits(name, spec, data_dir)
-        inputs = {s: (str(Path(data_dir) / spec[s]) if spec[s] else f"carved from train ({spec['dev_fraction']})")
-                  for s in SPLITS}
+        carved = f"carved from train (dev_fraction {spec['dev_fraction']})"
+        inputs = {s: str(Path(data_dir) / spec[s]) if spec[s] else carved for s in SPLITS}
 
     dropped: dict[str, dict[str, int]] = {}
     prepared: dict[str, list[Document]] = {}
@@ -373,7 +374,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         prepared[split] = kept
         dropped[split] = steps
     if raw["dev"] is None:
-        prepared["train"], prepared["dev"] = split_dev(prepared["train"], spec["dev_fraction"], spec["seed"])
+        prepared["train"], prepared["dev"] = split_dev(
+            prepared["train"], spec["dev_fraction"], spec["seed"])
         dropped["train"]["carved_to_dev"] = len(prepared["dev"])
     prepared["test"] = raw["test"]
 
@@ -389,6 +391,7 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
                             f"{len(labels)} class(es) after preparation (need both classes)",
                             f"check the file, or lower min_sentences (now {spec['min_sentences']})")
 
+    (out_dir / "stats.json").unlink(missing_ok=True)  # an older run's marker must not vouch for us
     for split in SPLITS:
         write_documents(prepared[split], out_dir / f"{split}.jsonl")
     stats = {

@@ -4,9 +4,9 @@ The generator realises the paper's binary example (section "Iterative Counterfac
 Augmentation" and its appendix) as text: the label Y is uniform on {0, 1} (every split is
 balanced); the sentence about the target aspect X1 (``food``) has the sentiment of Y with
 probability ``p_x1``, the sentence about the spurious aspect X2 (``service``) with probability
-``p_x2``, independently given Y; every other aspect gets a random sentiment. Because Y is uniform and the noise symmetric,
-``p(Y=y | X1=y) = p_x1`` and ``p(Y=y | X2=y) = p_x2``; the defaults are the paper's
-``p(Y1|X1) = 0.9`` and ``p(Y1|X2) = 0.85``. X1 is thus the best single predictor of Y, yet X2 is
+``p_x2``, independently given Y; every other aspect gets a random sentiment. Because Y is
+uniform and the noise symmetric, ``p(Y=y | X1=y) = p_x1`` and ``p(Y=y | X2=y) = p_x2``; the
+defaults are the paper's ``p(Y1|X1) = 0.9`` and ``p(Y1|X2) = 0.85``. X1 is thus the best single predictor of Y, yet X2 is
 nearly as good: the setting in which a rationale model can lock onto the spurious aspect. The
 ground-truth rationale is the index of the X1 sentence.
 

@@ -159,7 +159,8 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
             roles = ["COMP"]
         else:
             last = iterations[(rec["dataset"], rec["run"])][-1]
-            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == last)) if hit]
+            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == last))
+                     if hit]
         for role in roles or [None]:
             rows.append({**rec, "method": role})
 

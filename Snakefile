@@ -1,0 +1,42 @@
+# ICDA: Iterative Counterfactual Data Augmentation (Plyler & Chi, AAAI 2025).
+#   snakemake --cores N                     reproduce every configured dataset that is present
+#   snakemake --cores N --configfile config/paper.yaml     the paper's fine-tuning setting (GPU)
+#   snakemake --profile profiles/slurm      on a SLURM cluster
+#   snakemake --report results/report.html  HTML report with tables and plots
+# All logic lives in the `icda` package; rules call `python -m icda <command>`.
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/embed.smk"
+include: "workflow/rules/train.smk"
+include: "workflow/rules/select.smk"
+include: "workflow/rules/pools.smk"
+include: "workflow/rules/augment.smk"
+include: "workflow/rules/converge.smk"
+include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/report.smk"
+include: "workflow/rules/theory.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        run_summaries(),
+        expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
+        "results/tables/summary.md",
+        "results/plots/alpha_all.png",
+        expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
+        "results/theory/summary.json",

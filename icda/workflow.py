@@ -1,0 +1,97 @@
+"""Helpers the Snakefile calls: which datasets run, per-dataset settings, seeds and candidates.
+
+Kept here (not in the .smk files) so that the workflow's decisions are plain, tested Python.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from icda.data.datasets import describe_missing, missing_files, validate_spec
+from icda.errors import ConfigError
+
+SETTINGS_SECTIONS = ("encoder", "model", "train", "icda")
+
+
+def _merge(base: dict, override: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in (override or {}).items():
+        out[key] = _merge(out.get(key, {}), value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def selected_datasets(config: dict) -> list[str]:
+    """The datasets to run: ``config["run_datasets"]`` or, if empty, every configured one."""
+    names = config.get("run_datasets") or list(config["datasets"])
+    unknown = [n for n in names if n not in config["datasets"]]
+    if unknown:
+        raise ConfigError(f"run_datasets: {unknown} are not under `datasets:`. Fix: define them or remove them")
+    return names
+
+
+def availability(config: dict) -> tuple[list[str], dict[str, str]]:
+    """(datasets whose files are all present, {absent dataset: what is missing and how to get it})."""
+    data_dir = Path(config["data_dir"])
+    present, absent = [], {}
+    for name in selected_datasets(config):
+        spec = validate_spec(name, config["datasets"][name])
+        if missing_files(spec, data_dir):
+            absent[name] = describe_missing(name, spec, data_dir)
+        else:
+            present.append(name)
+    return present, absent
+
+
+def dataset_spec(config: dict, name: str) -> dict[str, Any]:
+    """The JSON that ``python -m icda prepare --spec`` reads."""
+    return {"name": name, "data_dir": str(config["data_dir"]), **config["datasets"][name]}
+
+
+def dataset_settings(config: dict, name: str) -> dict[str, Any]:
+    """The settings.json of one dataset: global sections merged with ``overrides[name]``."""
+    base = {key: config.get(key, {}) for key in SETTINGS_SECTIONS} | {"device": config.get("device", "auto")}
+    return _merge(base, (config.get("overrides") or {}).get(name, {}))
+
+
+def finetune(config: dict, name: str) -> bool:
+    return bool(dataset_settings(config, name)["model"].get("finetune", False))
+
+
+def run_seeds(config: dict, run: int | str) -> list[int]:
+    """The seed triple of run ``run`` (1-based)."""
+    runs = config["runs"]
+    r = int(run)
+    if not 1 <= r <= len(runs):
+        raise ConfigError(f"run {r} is not configured: `runs` has {len(runs)} seed lists")
+    return list(runs[r - 1])
+
+
+def candidates(config: dict, run: int | str, iteration: int | str) -> list[str]:
+    """Candidate names of one iteration: ``seed<s>`` per seed, plus ``warm`` from iteration 1."""
+    names = [f"seed{s}" for s in run_seeds(config, run)]
+    return names + (["warm"] if int(iteration) >= 1 else [])
+
+
+def comp_candidates(config: dict, run: int | str) -> list[str]:
+    """COMP grid of one run: ``lambda<λ>_seed<s>`` over the λ values and the first seeds."""
+    comp = config["comp"]
+    seeds = run_seeds(config, run)[: comp["seeds"]]
+    return [f"lambda{lam}_seed{s}" for lam in comp["lambdas"] for s in seeds]
+
+
+def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str) -> dict:
+    """One run's iteration record: per iteration the stop decision and the test precision."""
+    from icda.io import read_json, write_json
+
+    iterations = []
+    for k, (decision, evaluation) in enumerate(zip(decisions, evaluations)):
+        d, e = read_json(decision), read_json(evaluation)
+        iterations.append({"iteration": k, "precision": e["precision"], "alpha": e["alpha"],
+                           "accuracy": e["accuracy"], "reason": d["reason"]})
+    last = read_json(decisions[-1])
+    summary = {"dataset": dataset, "run": int(run), "iterations": len(iterations),
+               "converged": last["converged"], "reason": last["reason"], "per_iteration": iterations}
+    write_json(summary, out)
+    return summary

@@ -1,0 +1,479 @@
+"""The data layer: readers, preparation, synthetic generator, dataset specs, prepare/download CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from icda.cli import main
+from icda.data.datasets import (
+    describe_missing,
+    download,
+    missing_files,
+    prepare_dataset,
+    validate_spec,
+)
+from icda.data.document import Document, read_documents
+from icda.data.prepare import balance_classes, binarize_rating, deduplicate, drop_short, split_dev
+from icda.data.readers import keyword_rationale, read_hotel_test, read_icda, read_jsonl
+from icda.data.sentences import SentenceSplitter
+from icda.data.synthetic import ASPECTS, SENTENCE_BANK, generate_synthetic
+from icda.errors import ConfigError, DataError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "data"
+REAL = Path("/work/shared/icda-data")
+RESTAURANT_KEYWORDS = ["food", "dish", "flavor", "delicious", "bland", "cook", "ingredients"]
+CONNECT_KEYWORDS = ["connect", "cuts out", "dropout"]
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def doc(i: int, label: int | None, n: int = 5, text: str = "s") -> Document:
+    return Document(f"d{i}", label, tuple(f"{text}{i}-{k}." for k in range(n)))
+
+
+# ------------------------------------------------------------------------------------ readers
+
+
+def test_keyword_rationale_case_insensitive_substring():
+    sentences = ["The FOOD was great.", "Seafood too.", "Service was slow.", "It cuts out a lot."]
+    assert keyword_rationale(sentences, ["food", "cuts out"]) == frozenset({0, 1, 3})
+    assert keyword_rationale(sentences, ["Dropout"]) == frozenset()
+
+
+def test_read_icda_strips_sentences_and_sets_keyword_ground_truth():
+    docs = read_icda(FIXTURES / "tiny.icda", keywords=RESTAURANT_KEYWORDS, id_prefix="test")
+    assert [d.id for d in docs] == ["test-1", "test-2"]
+    assert [d.label for d in docs] == [0, 1]
+    # stray spaces stripped, the empty sentence between [SEP]s dropped, trailing blank line skipped
+    assert docs[0].sentences == ("The food was bland.", "The service was quick.", "We sat outside.")
+    assert docs[0].rationale == frozenset({0})
+    assert docs[1].rationale == frozenset({0})  # "DISH" matches "dish"
+    assert read_icda(FIXTURES / "tiny.icda")[0].rationale is None
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("1 the tab is missing[SEP]x.", "no tab"),
+        ("pos\tA sentence.[SEP]Another.", "label 'pos' is not an integer"),
+        ("2\tA sentence.[SEP]Another.", "label 2 is outside the classes [0, 1]"),
+        ("1\t  [SEP] [SEP]", "empty document"),
+        ("0\t", "empty document"),
+    ],
+)
+def test_read_icda_errors_name_file_line_and_fix(tmp_path, line, problem):
+    path = write(tmp_path, "bad.txt", f"0\tFine.[SEP]Fine too.\n\n{line}\n")
+    with pytest.raises(DataError) as err:
+        read_icda(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}:3: ")
+    assert problem in message
+    assert "Fix: " in message
+    assert err.value.line == 3
+
+
+def test_read_icda_missing_file(tmp_path):
+    with pytest.raises(DataError, match="file not found") as err:
+        read_icda(tmp_path / "absent.txt")
+    assert str(tmp_path / "absent.txt") in str(err.value)
+
+
+def test_read_icda_not_utf8(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("0\tCaf\u00e9 au lait.[SEP]Fine.\n".encode("latin-1"))
+    with pytest.raises(DataError, match="not UTF-8 text.*Fix: convert the file to UTF-8"):
+        read_icda(path)
+
+
+def test_read_icda_ratings_binarised_and_between_dropped(tmp_path):
+    path = write(tmp_path, "beer.txt", "0.8\tA.[SEP]B.\n0.6\tC.\n0.5\tD.\n0.4\tE.\n0.1\tF.\n")
+    docs = read_icda(path, ratings=True)
+    assert [(d.id, d.label) for d in docs] == [
+        ("beer.txt-1", 1), ("beer.txt-2", 1), ("beer.txt-4", 0), ("beer.txt-5", 0)]
+    with pytest.raises(DataError, match=r"bad.txt:1: rating '1.5' is not a number in \[0, 1\]"):
+        read_icda(write(tmp_path, "bad.txt", "1.5\tA.\n"), ratings=True)
+
+
+def test_binarize_rating_thresholds():
+    assert [binarize_rating(x) for x in (0.0, 0.4, 0.41, 0.59, 0.6, 1.0)] == [0, 0, None, None, 1, 1]
+
+
+def test_read_hotel_test_fixture_merges_duplicates_and_renumbers():
+    docs = read_hotel_test(FIXTURES / "hotel.test.sents", id_prefix="test")
+    assert len(docs) == 3
+    assert all(d.label is None for d in docs)
+    assert docs[0].rationale == frozenset({1, 3})  # "1 1 3"
+    assert docs[0].sentences[1] == "the staff were rude."
+    assert docs[1].rationale == frozenset()  # empty index field: annotated, no rationale sentence
+    # "0 2" over "clean room.[SEP] [SEP]great bed.": the empty sentence is dropped, 2 becomes 1
+    assert docs[2].sentences == ("clean room.", "great bed.")
+    assert docs[2].rationale == frozenset({0, 1})
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("3\tone.[SEP]two.[SEP]three.", "rationale index 3 is past the last sentence"),
+        ("1\tone.[SEP] [SEP]three.", "rationale index 1 points at an empty sentence"),
+        ("x 1\tone.[SEP]two.", "annotated sentence index 'x' is not a non-negative integer"),
+        ("-1\tone.[SEP]two.", "annotated sentence index '-1'"),
+        ("0 one.[SEP]two.", "no tab"),
+        ("0\t[SEP]", "empty document"),
+    ],
+)
+def test_read_hotel_test_errors(tmp_path, line, problem):
+    path = write(tmp_path, "h.test.sents", f"0\tok.\n{line}\n")
+    with pytest.raises(DataError) as err:
+        read_hotel_test(path)
+    assert str(err.value).startswith(f"{path}:2: ")
+    assert problem in str(err.value)
+
+
+def test_read_jsonl_sentences_text_rationale_keywords(tmp_path):
+    path = write(tmp_path, "d.jsonl", "\n".join(json.dumps(o) for o in [
+        {"label": 1, "sentences": [" The food was great. ", "", "Nice staff."], "rationale": [2]},
+        {"label": 0, "text": "The dish was cold. We left early. Never again!", "id": "x7"},
+        {"label": 0, "sentences": ["Bland food.", "Slow service."]},
+    ]) + "\n")
+    docs = read_jsonl(path, keywords=["food", "dish"], id_prefix="train")
+    assert docs[0] == Document("train-1", 1, ("The food was great.", "Nice staff."), frozenset({1}))
+    assert docs[1].id == "x7"
+    assert docs[1].sentences == ("The dish was cold.", "We left early.", "Never again!")
+    assert docs[1].rationale == frozenset({0})  # no explicit rationale: keyword rule
+    assert docs[2].rationale == frozenset({0})
+    assert read_jsonl(path)[2].rationale is None
+
+
+@pytest.mark.parametrize(
+    "record, problem",
+    [
+        ('{"label": 1, "sentences": ["a."]', "not valid JSON"),
+        ('[1, ["a."]]', "not a JSON object"),
+        ('{"label": 3, "sentences": ["a."]}', "label 3 is outside the classes [0, 1]"),
+        ('{"label": "1", "sentences": ["a."]}', "is not an integer"),
+        ('{"sentences": ["a."]}', 'no "label"'),
+        ('{"label": 1}', 'neither "sentences" nor "text"'),
+        ('{"label": 1, "sentences": "a. b."}', '"sentences" is not a list of strings'),
+        ('{"label": 1, "sentences": ["", " "]}', "empty document"),
+        ('{"label": 1, "sentences": ["a."], "rationale": [1]}', "rationale index 1 is past the last"),
+        ('{"label": 1, "sentences": ["a."], "id": "first"}', "id 'first' already used on line 1"),
+    ],
+)
+def test_read_jsonl_errors(tmp_path, record, problem):
+    path = write(tmp_path, "d.jsonl", '{"label": 0, "sentences": ["ok."], "id": "first"}\n' + record + "\n")
+    with pytest.raises(DataError) as err:
+        read_jsonl(path)
+    assert str(err.value).startswith(f"{path}:2: ")
+    assert problem in str(err.value)
+
+
+def test_read_jsonl_unlabelled_allowed_for_test(tmp_path):
+    path = write(tmp_path, "t.jsonl", '{"label": null, "sentences": ["a.", "b."], "rationale": [0]}\n')
+    assert read_jsonl(path, require_label=False)[0].label is None
+
+
+def test_sentence_splitter_rule_based_and_missing_model():
+    splitter = SentenceSplitter()
+    assert splitter.split("Great food. Slow service!  Would I return? Maybe.") == [
+        "Great food.", "Slow service!", "Would I return?", "Maybe."]
+    assert splitter.split_many(["One. Two.", "", "Three"]) == [["One.", "Two."], [], ["Three"]]
+    with pytest.raises(ConfigError, match="python -m spacy download no_such_pipeline_xx"):
+        SentenceSplitter("no_such_pipeline_xx")
+
+
+# --------------------------------------------------------------------------- real data files
+
+needs_real = pytest.mark.skipif(not REAL.is_dir(), reason=f"{REAL} is absent")
+
+
+@needs_real
+def test_real_restaurant_and_connect_files():
+    # line counts from icda-data/README.md (+1 line without a trailing newline)
+    expected = {"restaurant/train.sents.fix.5s": 4574, "restaurant/dev.sents.fix.5s": 626,
+                "restaurant/test.sents.fix.5s": 582, "connect/dev.SENTS.fix": 1200,
+                "connect/test.SENTS.fix": 1200}
+    for rel, n in expected.items():
+        docs = read_icda(REAL / rel)
+        assert len(docs) == n, rel
+        assert all(s and s == s.strip() for d in docs for s in d.sentences)
+    test = read_icda(REAL / "restaurant/test.sents.fix.5s", keywords=RESTAURANT_KEYWORDS)
+    assert Counter(d.label for d in test) == {0: 291, 1: 291}
+    assert sum(bool(d.rationale) for d in test) == 556
+    connect = read_icda(REAL / "connect/test.SENTS.fix", keywords=CONNECT_KEYWORDS)
+    assert sum(bool(d.rationale) for d in connect) == 967
+
+
+@needs_real
+def test_real_hotel_test_files():
+    service = read_hotel_test(REAL / "service/service.test.sents")
+    assert len(service) == 199
+    clean = read_hotel_test(REAL / "clean/clean.test.sents")
+    assert len(clean) == 196
+    for docs in (service, clean):
+        assert all(d.label is None and d.rationale for d in docs)
+        assert all(max(d.rationale) < len(d.sentences) for d in docs)
+        assert any(len(d.sentences) < 5 for d in docs)  # README: some have fewer than 5 sentences
+
+
+# ------------------------------------------------------------------------------------ prepare
+
+
+def test_deduplicate_keeps_first_of_same_label_and_sentences():
+    a, b = doc(1, 1), doc(2, 0)
+    same_as_a = Document("other", 1, a.sentences)
+    other_label = Document("flip", 0, a.sentences)
+    assert deduplicate([a, b, same_as_a, other_label]) == [a, b, other_label]
+
+
+def test_drop_short():
+    docs = [doc(1, 0, n=4), doc(2, 1, n=5), doc(3, 1, n=9)]
+    assert [d.id for d in drop_short(docs)] == ["d2", "d3"]
+    assert [d.id for d in drop_short(docs, min_sentences=6)] == ["d3"]
+
+
+def test_balance_classes_counts_order_and_seed():
+    docs = [doc(i, 1 if i % 4 else 0) for i in range(40)]  # 10 of class 0, 30 of class 1
+    out = balance_classes(docs, seed=3)
+    assert Counter(d.label for d in out) == {0: 10, 1: 10}
+    positions = [docs.index(d) for d in out]
+    assert positions == sorted(positions)  # original order kept
+    assert out == balance_classes(docs, seed=3)
+    assert out != balance_classes(docs, seed=4)
+    assert balance_classes(out, seed=0) == out  # already balanced: unchanged
+    with pytest.raises(ValueError):
+        balance_classes([doc(1, None)], seed=0)
+
+
+def test_split_dev_stratified_disjoint_seeded():
+    docs = [doc(i, 0 if i < 60 else 1) for i in range(100)]  # 60 / 40
+    train, dev = split_dev(docs, 0.25, seed=1)
+    assert Counter(d.label for d in dev) == {0: 15, 1: 10}
+    assert Counter(d.label for d in train) == {0: 45, 1: 30}
+    assert {d.id for d in train}.isdisjoint(d.id for d in dev)
+    assert len(train) + len(dev) == len(docs)
+    assert [docs.index(d) for d in dev] == sorted(docs.index(d) for d in dev)
+    assert (train, dev) == split_dev(docs, 0.25, seed=1)
+    assert dev != split_dev(docs, 0.25, seed=2)[1]
+    with pytest.raises(ValueError):
+        split_dev(docs, 1.0, seed=0)
+
+
+# ---------------------------------------------------------------------------------- synthetic
+
+
+def _aspect_of() -> dict[str, tuple[str, int]]:
+    return {s: key for key, sentences in SENTENCE_BANK.items() for s in sentences}
+
+
+def test_sentence_bank_sentences_are_unique_and_varied():
+    lookup = _aspect_of()
+    assert len(lookup) == sum(len(v) for v in SENTENCE_BANK.values())  # no sentence in two banks
+    assert all(len(v) >= 100 for v in SENTENCE_BANK.values())
+
+
+def test_synthetic_deterministic_balanced_with_ground_truth():
+    a = generate_synthetic(50, 20, 30, seed=7)
+    assert a == generate_synthetic(50, 20, 30, seed=7)
+    assert a["train"] != generate_synthetic(50, 20, 30, seed=8)["train"]
+    assert a["test"] == generate_synthetic(10, 0, 30, seed=7)["test"]  # splits drawn independently
+    lookup = _aspect_of()
+    for split, n in (("train", 50), ("dev", 20), ("test", 30)):
+        docs = a[split]
+        assert len(docs) == n and len({d.id for d in docs}) == n
+        assert Counter(d.label for d in docs) == {0: n // 2, 1: n - n // 2}
+        for d in docs:
+            assert 5 <= len(d.sentences) <= 9
+            assert len(d.rationale) == 1
+            (i,) = d.rationale
+            assert lookup[d.sentences[i]][0] == "food"
+            aspects = [lookup[s][0] for s in d.sentences if s in lookup]
+            assert sorted(aspects) == sorted(list(ASPECTS)[:5])
+    positions = Counter(next(iter(d.rationale)) for d in a["train"])
+    assert len(positions) >= 4  # the target's position varies
+
+
+def test_synthetic_agreement_rates():
+    docs = generate_synthetic(4000, 0, 0, p_x1=0.9, p_x2=0.7, seed=0)["train"]
+    lookup = _aspect_of()
+    agree = Counter()
+    for d in docs:
+        for s in d.sentences:
+            if s in lookup:
+                aspect, polarity = lookup[s]
+                agree[aspect] += polarity == d.label
+    n = len(docs)
+    se = math.sqrt(0.25 / n)
+    assert abs(agree["food"] / n - 0.9) < 4 * se
+    assert abs(agree["service"] / n - 0.7) < 4 * se
+    assert abs(agree["price"] / n - 0.5) < 4 * se  # other aspects: random sentiment
+
+
+def test_synthetic_bad_arguments():
+    with pytest.raises(ValueError, match="n_aspects"):
+        generate_synthetic(1, 1, 1, n_aspects=1)
+    with pytest.raises(ValueError, match="p_x2"):
+        generate_synthetic(1, 1, 1, p_x2=1.5)
+
+
+# ----------------------------------------------------------------------------------- datasets
+
+
+def _files_spec(**over) -> dict:
+    spec = {"train": "toy/train.txt", "dev": "toy/dev.txt", "test": "toy/test.txt",
+            "keywords": ["food"], "url": "https://example.invalid/data/"}
+    spec.update(over)
+    return spec
+
+
+def _toy_data(data_dir: Path) -> None:
+    (data_dir / "toy").mkdir(parents=True)
+    pos = [f"1\tThe food was great {i}.[SEP]A.[SEP]B.[SEP]C.[SEP]D." for i in range(12)]
+    neg = [f"0\tThe food was awful {i}.[SEP]A.[SEP]B.[SEP]C.[SEP]D." for i in range(6)]
+    train = pos + neg + [pos[0], "0\tToo short.[SEP]Only two."]  # a duplicate and a short document
+    (data_dir / "toy/train.txt").write_text("\n".join(train) + "\n", encoding="utf-8")
+    (data_dir / "toy/dev.txt").write_text("\n".join(pos[:3] + neg[:2]) + "\n", encoding="utf-8")
+    (data_dir / "toy/test.txt").write_text(
+        "1\tThe food was fine.[SEP]Service ok.\n0\tNo keyword here.[SEP]None.[SEP]x.\n", encoding="utf-8")
+
+
+def test_prepare_dataset_writes_splits_and_stats(tmp_path):
+    _toy_data(tmp_path / "data")
+    stats = prepare_dataset("toy", _files_spec(), tmp_path / "data", tmp_path / "out")
+    train = read_documents(tmp_path / "out/train.jsonl")
+    dev = read_documents(tmp_path / "out/dev.jsonl")
+    test = read_documents(tmp_path / "out/test.jsonl")
+    assert Counter(d.label for d in train) == {0: 6, 1: 6}
+    assert Counter(d.label for d in dev) == {0: 2, 1: 2}
+    assert len(test) == 2 and len(test[0].sentences) == 2  # test kept as read (short doc stays)
+    assert test[0].rationale == frozenset({0}) and test[1].rationale == frozenset()
+    assert stats == json.loads((tmp_path / "out/stats.json").read_text())
+    assert stats["dropped"]["train"] == {"read": 20, "duplicates": 1, "short": 1, "balance": 6}
+    assert stats["splits"]["train"]["sentences_mean"] == 5.0
+    assert stats["splits"]["test"]["labels"] == {"0": 1, "1": 1}
+    assert stats["test_ground_truth"]["coverage"] == 0.5
+    # same spec, same output
+    prepare_dataset("toy", _files_spec(), tmp_path / "data", tmp_path / "again")
+    assert (tmp_path / "again/train.jsonl").read_bytes() == (tmp_path / "out/train.jsonl").read_bytes()
+
+
+def test_prepare_dataset_carves_dev_when_dev_is_null(tmp_path):
+    _toy_data(tmp_path / "data")
+    spec = _files_spec(dev=None, dev_fraction=0.5)
+    stats = prepare_dataset("toy", spec, tmp_path / "data", tmp_path / "out")
+    assert stats["splits"]["dev"]["labels"] == {"0": 3, "1": 3}
+    assert stats["splits"]["train"]["labels"] == {"0": 3, "1": 3}
+    assert stats["dropped"]["train"]["carved_to_dev"] == 6
+
+
+def test_prepare_dataset_synthetic(tmp_path):
+    spec = {"source": "synthetic", "synthetic": {"n_train": 40, "n_dev": 10, "n_test": 10}, "seed": 3}
+    stats = prepare_dataset("synthetic", spec, tmp_path, tmp_path / "out")
+    assert [stats["splits"][s]["documents"] for s in ("train", "dev", "test")] == [40, 10, 10]
+    assert read_documents(tmp_path / "out/test.jsonl") == generate_synthetic(40, 10, 10, seed=3)["test"]
+
+
+def test_prepare_dataset_missing_file_and_one_class(tmp_path):
+    with pytest.raises(DataError, match="file not found") as err:
+        prepare_dataset("toy", _files_spec(), tmp_path / "nowhere", tmp_path / "out")
+    assert "python -m icda download" in str(err.value)
+    assert not (tmp_path / "out/stats.json").exists()
+    _toy_data(tmp_path / "data")
+    spec = _files_spec(min_sentences=6)  # every train document is too short
+    with pytest.raises(DataError, match="after preparation"):
+        prepare_dataset("toy", spec, tmp_path / "data", tmp_path / "out")
+    assert not (tmp_path / "out/stats.json").exists()
+
+
+@pytest.mark.parametrize(
+    "over, key",
+    [
+        ({"colour": "red"}, "datasets.toy.colour: unknown key"),
+        ({"format": "csv"}, "datasets.toy.format:"),
+        ({"balance": "yes"}, "datasets.toy.balance:"),
+        ({"seed": 1.5}, "datasets.toy.seed:"),
+        ({"keywords": "food"}, "datasets.toy.keywords:"),
+        ({"dev_fraction": 0.2}, "datasets.toy.dev: give exactly one of dev and dev_fraction"),
+        ({"dev": None}, "datasets.toy.dev: give exactly one"),
+        ({"train": None}, "datasets.toy.train: missing"),
+        ({"test_format": "hotel"}, "datasets.toy.keywords: hotel test files"),
+        ({"source": "synthetic"}, "datasets.toy.synthetic.n_train: missing"),
+    ],
+)
+def test_validate_spec_errors_name_dataset_and_key(over, key):
+    with pytest.raises(ConfigError) as err:
+        validate_spec("toy", _files_spec(**over))
+    assert key in str(err.value)
+
+
+def test_missing_files_and_describe_missing(tmp_path):
+    spec = _files_spec(dev=None, dev_fraction=0.2)
+    assert missing_files(spec, tmp_path) == [tmp_path / "toy/train.txt", tmp_path / "toy/test.txt"]
+    text = describe_missing("toy", spec, tmp_path)
+    assert str(tmp_path / "toy/train.txt") in text and "snakemake --cores 1 download" in text
+    assert "python -m icda download" in text
+    beer = _files_spec(public=False, url=None, how_to_get="email the authors")
+    text = describe_missing("beer", beer, tmp_path)
+    assert "not public: email the authors" in text and str(tmp_path / "toy/dev.txt") in text
+    _toy_data(tmp_path)
+    assert missing_files(spec, tmp_path) == [] and describe_missing("toy", spec, tmp_path) == ""
+    assert missing_files({"source": "synthetic"}, tmp_path) == []
+
+
+def test_download_fetches_missing_files(tmp_path):
+    _toy_data(tmp_path / "remote")
+    spec = _files_spec(url=(tmp_path / "remote").as_uri() + "/")
+    (tmp_path / "local/toy").mkdir(parents=True)
+    (tmp_path / "local/toy/dev.txt").write_text("0\tkept.\n", encoding="utf-8")
+    got = download("toy", spec, tmp_path / "local")
+    assert got == [tmp_path / "local/toy/train.txt", tmp_path / "local/toy/test.txt"]
+    assert (tmp_path / "local/toy/train.txt").read_bytes() == (tmp_path / "remote/toy/train.txt").read_bytes()
+    assert (tmp_path / "local/toy/dev.txt").read_text() == "0\tkept.\n"  # present files untouched
+    assert download("toy", spec, tmp_path / "local") == []
+    with pytest.raises(DataError, match="download of .* failed"):
+        download("toy", _files_spec(url=(tmp_path / "empty").as_uri()), tmp_path / "other")
+    assert not list((tmp_path / "other").rglob("*.txt"))  # nothing half-written
+    with pytest.raises(DataError, match="not public"):
+        download("beer", _files_spec(public=False), tmp_path / "other")
+
+
+# ---------------------------------------------------------------------------------------- CLI
+
+
+def test_cli_prepare_with_spec_and_config(tmp_path, capsys):
+    _toy_data(tmp_path / "data")
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps({"name": "toy", "data_dir": str(tmp_path / "data"), **_files_spec()}))
+    assert main(["prepare", "--spec", str(spec_file), "--out-dir", str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "toy: prepared" in out and "train" in out and "12 docs" in out
+    config = tmp_path / "config.yaml"
+    config.write_text(f"data_dir: {tmp_path / 'data'}\ndatasets:\n  toy: {json.dumps(_files_spec())}\n")
+    by_config = ["prepare", "--config", str(config), "--out-dir"]
+    assert main(by_config + [str(tmp_path / "b"), "--dataset", "toy"]) == 0
+    assert (tmp_path / "a/train.jsonl").read_bytes() == (tmp_path / "b/train.jsonl").read_bytes()
+    assert main(by_config + [str(tmp_path / "c"), "--dataset", "nope"]) == 2
+    assert "no dataset 'nope'" in capsys.readouterr().err
+
+
+def test_cli_download_reports_non_public(tmp_path, capsys):
+    _toy_data(tmp_path / "remote")
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"data_dir: {tmp_path / 'data'}\ndatasets:\n"
+        f"  toy: {json.dumps(_files_spec(url=(tmp_path / 'remote').as_uri() + '/'))}\n"
+        f"  beer: {json.dumps(_files_spec(train='beer/train.txt', public=False))}\n"
+    )
+    assert main(["download", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "toy: downloaded" in out and "beer: cannot download" in out and "not public" in out
+    assert (tmp_path / "data/toy/test.txt").exists()
+    assert main(["download", "--config", str(config), "--dataset", "beer"]) == 2

@@ -1,0 +1,237 @@
+"""Result tables and convergence plots (icda.report, ``python -m icda report``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icda.cli import main
+from icda.errors import DataError
+from icda.report.plots import convergence_figure, convergence_grid, plot_convergence
+from icda.report.tables import load_evaluations, method_stats, method_table, write_tables
+
+# restaurant: 3 runs stopping at iterations 3, 1 and 2; precision per iteration, and COMP
+RESTAURANT = {1: [0.50, 0.70, 0.85, 0.90], 2: [0.60, 0.55], 3: [0.64, 0.66, 0.80]}
+RESTAURANT_COMP = {1: 0.40, 2: 0.45, 3: 0.35}
+# connect: a single run, no COMP
+CONNECT = {1: [0.50, 0.60]}
+
+# hand-computed (percent; sample sd, ddof=1):
+# COMP  40, 45, 35  -> mean 40.0,  sd sqrt((0+25+25)/2)        = 5.0
+# MMI   50, 60, 64  -> mean 58.0,  sd sqrt((64+4+36)/2)        = 7.211
+# CDA   70, 55, 66  -> mean 63.67, sd sqrt((6.33²+8.67²+2.33²)/2) = 7.767
+# ICDA  90 (it 3), 55 (it 1), 80 (it 2) -> mean 75.0, sd sqrt((225+400+25)/2) = 18.028
+EXPECTED_RESTAURANT = {"COMP": "40.0 ± 5.0", "MMI": "58.0 ± 7.2", "CDA": "63.7 ± 7.8",
+                       "ICDA": "75.0 ± 18.0"}
+
+
+def _write(path: Path, dataset: str, run: int, iteration: int | None, precision: float,
+           accuracy: float | None = 0.9) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "dataset": dataset, "run": run, "iteration": iteration, "precision": precision,
+        "recall": precision / 2, "f1": precision / 3, "accuracy": accuracy, "n_docs": 50,
+        "position_histogram": [5] * 10}))
+    return path
+
+
+@pytest.fixture
+def evals(tmp_path: Path) -> list[Path]:
+    paths = []
+    for run, precisions in RESTAURANT.items():
+        for k, p in enumerate(precisions):
+            paths.append(_write(tmp_path / f"restaurant/run{run}/iter{k}/eval.json",
+                                "restaurant", run, k, p, accuracy=None))
+        paths.append(_write(tmp_path / f"restaurant/run{run}/comp/eval.json", "restaurant", run,
+                            None, RESTAURANT_COMP[run], accuracy=None))
+    for run, precisions in CONNECT.items():
+        for k, p in enumerate(precisions):
+            paths.append(_write(tmp_path / f"connect/run{run}/iter{k}/eval.json",
+                                "connect", run, k, p))
+    return paths[::-1]  # order of the files must not matter
+
+
+def test_method_assignment(evals):
+    df = load_evaluations(evals)
+    rest = df[df["dataset"] == "restaurant"]
+    icda = rest[rest["method"] == "ICDA"].set_index("run")
+    assert icda["iteration"].to_dict() == {1: 3, 2: 1, 3: 2}
+    assert icda["precision"].to_dict() == {1: 0.90, 2: 0.55, 3: 0.80}
+    assert set(rest.loc[rest["method"] == "MMI", "iteration"]) == {0}
+    assert set(rest.loc[rest["method"] == "CDA", "iteration"]) == {1}
+    comp = rest[rest["method"] == "COMP"]
+    assert comp["iteration"].isna().all() and sorted(comp["run"]) == [1, 2, 3]
+    # run 2 stopped at iteration 1: that file is both CDA and ICDA
+    run2_it1 = rest[(rest["run"] == 2) & (rest["iteration"] == 1)]
+    assert sorted(run2_it1["method"]) == ["CDA", "ICDA"]
+    # run 1 iteration 2 is an intermediate iteration: no method
+    assert rest[(rest["run"] == 1) & (rest["iteration"] == 2)]["method"].isna().all()
+    assert rest["accuracy"].isna().all()  # null in the files
+
+
+def test_method_table_matches_hand_computed(evals):
+    df = load_evaluations(evals)
+    table = method_table(df, ["connect", "restaurant", "appearance"])
+    assert list(table.index) == ["COMP", "MMI", "CDA", "ICDA"]
+    assert list(table.columns) == ["connect", "restaurant", "appearance"]
+    assert table["restaurant"].to_dict() == EXPECTED_RESTAURANT
+    # single run: value with "± –"; no COMP for connect; no results for appearance
+    assert table["connect"].to_dict() == {"COMP": "–", "MMI": "50.0 ± –", "CDA": "60.0 ± –",
+                                          "ICDA": "60.0 ± –"}
+    assert set(table["appearance"]) == {"–"}
+
+    stats = method_stats(df, ["restaurant"])
+    assert stats.loc["ICDA", ("restaurant", "sd")] == pytest.approx(np.sqrt(325.0))
+    assert stats.loc["CDA", ("restaurant", "mean")] == pytest.approx(191.0 / 3)
+    assert stats[("restaurant", "n")].tolist() == [3, 3, 3, 3]
+    # accuracy is null in every restaurant file: no number, not 0
+    assert set(method_table(df, ["restaurant"], metric="accuracy")["restaurant"]) == {"–"}
+
+
+def test_write_tables(evals, tmp_path):
+    df = load_evaluations(evals)
+    out = tmp_path / "tables"
+    groups = {"table2_llm": ["connect", "restaurant"], "table1_real": ["appearance", "smell"]}
+    reason = "RateBeer is not public; put the files under data/beer (see README)"
+    written = write_tables(df, out, groups, {"appearance": reason})
+    names = {p.name for p in written}
+    assert names == {"table2_llm.csv", "table2_llm.md", "table2_llm.tex", "table1_real.csv",
+                     "table1_real.md", "table1_real.tex", "all_results.csv", "summary.md"}
+    assert not list(out.glob(".*.tmp"))
+
+    csv = pd.read_csv(out / "table2_llm.csv", index_col="method")
+    assert list(csv.index) == ["COMP", "MMI", "CDA", "ICDA"]
+    assert csv.loc["ICDA", "restaurant_mean"] == pytest.approx(75.0)
+    assert csv.loc["ICDA", "restaurant_sd"] == pytest.approx(18.027756, abs=1e-6)
+    assert csv.loc["MMI", "restaurant_sd"] == pytest.approx(7.211103, abs=1e-6)
+    assert csv.loc["ICDA", "connect_n"] == 1 and np.isnan(csv.loc["ICDA", "connect_sd"])
+
+    md = (out / "table2_llm.md").read_text()
+    for cell in ["40.0 ± 5.0", "58.0 ± 7.2", "63.7 ± 7.8", "**75.0 ± 18.0**", "Connectivity",
+                 "Restaurant"]:
+        assert cell in md
+    tex = (out / "table2_llm.tex").read_text()
+    assert r"\toprule" in tex and r"\bottomrule" in tex
+    assert r"\textbf{75.0} \tiny{$\pm$ 18.0}" in tex
+    assert r"63.7 \tiny{$\pm$ 7.8}" in tex and r"50.0 \tiny{$\pm$ --}" in tex
+    assert r"\caption{Rationale precision on the test set on LLM generated data" in tex
+
+    # no dataset of table1_real has results: files still exist and say why
+    real_md = (out / "table1_real.md").read_text()
+    assert "No results" in real_md and reason in real_md
+    assert "smell: no evaluation results" in real_md
+    assert reason in (out / "table1_real.tex").read_text()
+    assert list(pd.read_csv(out / "table1_real.csv")["method"]) == ["COMP", "MMI", "CDA", "ICDA"]
+
+    summary = (out / "summary.md").read_text()
+    assert "75.0 ± 18.0" in summary and f"- appearance: {reason}" in summary
+    long = pd.read_csv(out / "all_results.csv")
+    # 14 files; run 2's and connect's iteration 1 are both CDA and ICDA
+    assert len(long) == len(df) == 16
+    assert long[(long["method"] == "ICDA") & (long["dataset"] == "restaurant")]["iteration"] \
+        .tolist() == [3, 1, 2]
+
+
+def test_dataset_in_no_group_gets_its_own_table(evals, tmp_path):
+    df = load_evaluations(evals)
+    written = write_tables(df, tmp_path, {"table2_llm": ["connect"]})
+    assert tmp_path / "other.md" in written
+    assert "75.0 ± 18.0" in (tmp_path / "other.md").read_text()
+
+
+def test_convergence_plot_data_is_alpha(evals, tmp_path):
+    df = load_evaluations(evals)
+    ax = convergence_figure(df, "restaurant").axes[0]
+    runs = [line for line in ax.lines if line.get_label().startswith("run")]
+    assert [line.get_label() for line in runs] == ["run 1", "run 2", "run 3"]
+    for line, (run, precisions) in zip(runs, RESTAURANT.items()):
+        assert list(line.get_xdata()) == list(range(len(precisions)))
+        np.testing.assert_allclose(line.get_ydata(), 1.0 - np.array(precisions))
+    comp = [line for line in ax.lines if line.get_label().startswith("COMP")]
+    np.testing.assert_allclose([line.get_ydata()[0] for line in comp],
+                               [1.0 - RESTAURANT_COMP[r] for r in (1, 2, 3)])
+    assert ax.get_ylim() == (0.0, 1.0)
+
+    grid = convergence_grid(df)
+    assert [a.get_title() for a in grid.axes if a.get_visible()] == ["Connectivity", "Restaurant"]
+
+    written = plot_convergence(df, tmp_path / "plots")
+    assert [p.name for p in written] == ["alpha_connect.png", "alpha_restaurant.png",
+                                         "alpha_all.png"]
+    for path in written:
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"dataset": "x", "run": 1,\n "iteration": 0, "precision": }', ":2: not valid JSON"),
+    ('{"dataset": "x", "run": 1, "iteration": 0, "recall": null, "f1": null, '
+     '"accuracy": null}', "'precision' is a required property"),
+    ('{"dataset": "x", "run": 1, "iteration": 0, "precision": 54.6, "recall": null, '
+     '"f1": null, "accuracy": null}', "field 'precision': 54.6 is greater than the maximum"),
+    ('{"dataset": "x", "run": 1, "iteration": 0, "precision": NaN, "recall": null, '
+     '"f1": null, "accuracy": null}', "NaN"),
+    ('[0.5]', "not an evaluation record"),
+])
+def test_malformed_eval_names_the_file(tmp_path, content, message):
+    bad = tmp_path / "run1" / "iter0" / "eval.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(content)
+    with pytest.raises(DataError, match="Fix:") as exc:
+        load_evaluations([bad])
+    assert str(bad) in str(exc.value) and message in str(exc.value)
+
+
+def test_duplicate_and_gap_are_errors(evals, tmp_path):
+    with pytest.raises(DataError, match="restaurant run 1 iteration 0 is also in"):
+        load_evaluations(evals + [_write(tmp_path / "copy.json", "restaurant", 1, 0, 0.5)])
+    no_iter2 = [p for p in evals if "restaurant/run1/iter2" not in str(p)]
+    with pytest.raises(DataError, match=r"iteration\(s\) \[2\] missing") as exc:
+        load_evaluations(no_iter2)
+    assert "restaurant/run1/iter3/eval.json" in str(exc.value)
+
+
+def test_cli(evals, tmp_path, capsys):
+    groups = tmp_path / "groups.json"
+    groups.write_text(json.dumps({"llm": ["connect", "restaurant"]}))
+    unavailable = tmp_path / "unavailable.json"
+    unavailable.write_text(json.dumps({"smell": "beer data not public"}))
+    files = [str(p) for p in evals]
+    assert main(["report", "tables", "--evals", *files, "--out-dir", str(tmp_path / "t"),
+                 "--groups", str(groups), "--unavailable", str(unavailable)]) == 0
+    assert "75.0 ± 18.0" in (tmp_path / "t" / "llm.md").read_text()
+    assert "- smell: beer data not public" in (tmp_path / "t" / "summary.md").read_text()
+
+    config = tmp_path / "config.yaml"
+    config.write_text("report:\n  groups:\n    only_connect: [connect]\n")
+    assert main(["report", "tables", "--evals", *files, "--out-dir", str(tmp_path / "c"),
+                 "--config", str(config), "--metric", "accuracy"]) == 0
+    assert "90.0 ± –" in (tmp_path / "c" / "only_connect_accuracy.md").read_text()
+
+    assert main(["report", "plots", "--evals", *files, "--out-dir", str(tmp_path / "p")]) == 0
+    assert (tmp_path / "p" / "alpha_all.png").stat().st_size > 0
+
+    config.write_text("report:\n  groups: [connect]\n")
+    assert main(["report", "tables", "--evals", *files, "--out-dir", str(tmp_path / "x"),
+                 "--config", str(config)]) == 2
+    assert "report.groups" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_report_captions_are_valid_rst():
+    """Snakemake renders each caption with Jinja2, then docutils (errors stop the report)."""
+    from docutils.core import publish_parts
+    from jinja2 import Environment
+
+    root = Path(__file__).resolve().parents[1] / "workflow" / "report"
+    for name in ["tables", "convergence", "theory", "workflow"]:
+        text = Environment().from_string((root / f"{name}.rst").read_text()).render()
+        publish_parts(text, writer="html",
+                      settings_overrides={"halt_level": 2, "report_level": 5})
+        assert "α" in text
+    for name in ["tables", "workflow"]:
+        text = (root / f"{name}.rst").read_text()
+        assert all(m in text for m in ["COMP", "MMI", "CDA", "ICDA", "precision"])

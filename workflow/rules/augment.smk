@@ -1,0 +1,33 @@
+# The augmented dataset of an iteration: kept originals + counterfactuals. The dev draw is fixed
+# (seeded); training re-draws the train counterfactuals every epoch, train.jsonl is one draw.
+
+
+rule augment:
+    input:
+        pools="results/{dataset}/run{run}/iter{k}/pools.json",
+        data="results/{dataset}/data/stats.json",
+    output:
+        train="results/{dataset}/run{run}/iter{k}/augmented/train.jsonl",
+        dev="results/{dataset}/run{run}/iter{k}/augmented/dev.jsonl",
+    params:
+        seed=config["icda"]["dev_seed"],
+        max_sentences=config["encoder"]["max_sentences"],
+    log:
+        "results/logs/{dataset}/run{run}/iter{k}/augment.log",
+    shell:
+        "python -m icda augment --pools {input.pools} --data-dir results/{wildcards.dataset}/data"
+        " --seed {params.seed} --max-sentences {params.max_sentences}"
+        " --out-dir results/{wildcards.dataset}/run{wildcards.run}/iter{wildcards.k}/augmented > {log} 2>&1"
+
+
+rule final_dataset:
+    """The ICDA dataset of the run whose final selector has the lowest loss on the original dev set."""
+    input:
+        unpack(final_iterations),
+    output:
+        "results/{dataset}/icda_dataset.jsonl",
+    log:
+        "results/logs/{dataset}/final_dataset.log",
+    shell:
+        "python -m icda finalize --augmented {input} --data-dir results/{wildcards.dataset}/data"
+        " --out {output} > {log} 2>&1"

@@ -1,0 +1,72 @@
+# Shared values and input functions. Decisions live in icda/workflow.py.
+import json
+from pathlib import Path
+
+from icda import workflow as icda_workflow
+
+AVAILABLE, UNAVAILABLE = icda_workflow.availability(config)
+RUNS = list(range(1, config["n_runs"] + 1))
+MAX_ITERS = config["icda"]["max_iters"]
+
+wildcard_constraints:
+    dataset=r"[A-Za-z0-9_\-]+",
+    run=r"\d+",
+    k=r"\d+",
+    cand=r"seed\d+|warm",
+    comp=r"lambda[0-9.]+_seed\d+",
+
+
+def embeddings(wildcards):
+    """Frozen mode trains on the dataset's sentence-embedding cache; finetune mode needs none."""
+    if icda_workflow.finetune(config, wildcards.dataset):
+        return []
+    return f"results/{wildcards.dataset}/embeddings.pt"
+
+
+def embeddings_arg(wildcards, input):
+    return f"--embeddings {input.embeddings}" if input.get("embeddings") else ""
+
+
+def last_iteration(dataset, run):
+    """Walk the converge checkpoints of one run: the first iteration whose decision is to stop
+    (bounded by max_iters; an unfinished checkpoint makes Snakemake schedule it first)."""
+    for k in range(MAX_ITERS + 1):
+        decision = checkpoints.converge.get(dataset=dataset, run=run, k=k).output[0]
+        with open(decision) as fh:
+            if json.load(fh)["stop"]:
+                return k
+    raise ValueError(f"{dataset} run {run}: no stop decision within max_iters={MAX_ITERS}")
+
+
+def run_outputs(wildcards):
+    """Every iteration's stop decision and evaluation of one run (walks its checkpoints)."""
+    last = last_iteration(wildcards.dataset, wildcards.run)
+    base = f"results/{wildcards.dataset}/run{wildcards.run}"
+    return {
+        "decisions": [f"{base}/iter{k}/converge.json" for k in range(last + 1)],
+        "evaluations": [f"{base}/iter{k}/eval.json" for k in range(last + 1)],
+    }
+
+
+def run_summaries():
+    """Static targets, one per (dataset, run): each walks its own checkpoints, so runs proceed
+    in parallel."""
+    return expand("results/{dataset}/run{run}/summary.json", dataset=AVAILABLE, run=RUNS)
+
+
+def all_evaluations(wildcards):
+    paths = []
+    for dataset in AVAILABLE:
+        for run in RUNS:
+            last = last_iteration(dataset, run)
+            paths += [f"results/{dataset}/run{run}/iter{k}/eval.json" for k in range(last + 1)]
+            paths.append(f"results/{dataset}/run{run}/comp/eval.json")
+    return paths
+
+
+def final_iterations(wildcards):
+    """Per run of a dataset, the last iteration's folder (for the final augmented dataset)."""
+    return {
+        f"run{run}": f"results/{wildcards.dataset}/run{run}/iter{last_iteration(wildcards.dataset, run)}/augmented/train.jsonl"
+        for run in RUNS
+    }

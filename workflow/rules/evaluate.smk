@@ -1,0 +1,37 @@
+# Test-set rationale precision of each iteration's selection and of the COMP baseline.
+
+
+rule evaluate:
+    input:
+        settings="results/{dataset}/settings.json",
+        data="results/{dataset}/data/stats.json",
+        embeddings=embeddings,
+        selected="results/{dataset}/run{run}/iter{k}/selected.json",
+    output:
+        "results/{dataset}/run{run}/iter{k}/eval.json",
+    params:
+        args=embeddings_arg,
+    log:
+        "results/logs/{dataset}/run{run}/iter{k}/evaluate.log",
+    shell:
+        "python -m icda evaluate --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
+        " {params.args} --selected {input.selected} --out {output} --label dataset={wildcards.dataset}"
+        " --label run={wildcards.run} --label iteration={wildcards.k} > {log} 2>&1"
+
+
+rule evaluate_comp:
+    input:
+        settings="results/{dataset}/settings.json",
+        data="results/{dataset}/data/stats.json",
+        embeddings=embeddings,
+        selected="results/{dataset}/run{run}/comp/selected.json",
+    output:
+        "results/{dataset}/run{run}/comp/eval.json",
+    params:
+        args=embeddings_arg,
+    log:
+        "results/logs/{dataset}/run{run}/comp/evaluate.log",
+    shell:
+        "python -m icda evaluate --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
+        " {params.args} --selected {input.selected} --out {output} --label dataset={wildcards.dataset}"
+        " --label run={wildcards.run} --label iteration=null > {log} 2>&1"

@@ -1,0 +1,28 @@
+# Tables (paper Table 1/2 layout) and convergence plots, attached to the HTML report.
+
+
+rule tables:
+    input:
+        evals=all_evaluations,
+        unavailable="results/unavailable.json",
+    output:
+        summary=report("results/tables/summary.md", caption="../report/tables.rst", category="Tables"),
+        all_results="results/tables/all_results.csv",
+    params:
+        config=workflow.configfiles[0],
+    log:
+        "results/logs/tables.log",
+    shell:
+        "python -m icda report tables --evals {input.evals} --out-dir results/tables"
+        " --unavailable {input.unavailable} > {log} 2>&1"
+
+
+rule plots:
+    input:
+        evals=all_evaluations,
+    output:
+        grid=report("results/plots/alpha_all.png", caption="../report/convergence.rst", category="Convergence"),
+    log:
+        "results/logs/plots.log",
+    shell:
+        "python -m icda report plots --evals {input.evals} --out-dir results/plots > {log} 2>&1"

@@ -1,0 +1,54 @@
+# Model selection: iteration 0 (MMI) and COMP by dev loss; iterations >= 1 with the degeneration
+# and ΔA penalties of the paper (icda/selection.py).
+
+
+def _select_inputs(wc):
+    base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
+    inputs = {
+        "data": f"results/{wc.dataset}/data/stats.json",
+        "candidates": [f"{base}/{c}/history.json" for c in icda_workflow.candidates(config, wc.run, wc.k)],
+    }
+    if int(wc.k) >= 1:
+        inputs["previous"] = f"results/{wc.dataset}/run{wc.run}/iter{int(wc.k) - 1}/selected.json"
+    return inputs
+
+
+def _select_args(wc, input):
+    base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
+    fresh = [f"{base}/{c}" for c in icda_workflow.candidates(config, wc.run, wc.k) if c != "warm"]
+    args = "--candidates " + " ".join(fresh)
+    if int(wc.k) >= 1:
+        args += f" --warm-start {base}/warm --previous {input.previous}"
+    return args
+
+
+rule select:
+    input:
+        unpack(_select_inputs),
+    output:
+        "results/{dataset}/run{run}/iter{k}/selected.json",
+    params:
+        args=_select_args,
+    log:
+        "results/logs/{dataset}/run{run}/iter{k}/select.log",
+    shell:
+        "python -m icda select --iteration {wildcards.k} {params.args}"
+        " --data-dir results/{wildcards.dataset}/data --out {output} > {log} 2>&1"
+
+
+rule select_comp:
+    input:
+        data="results/{dataset}/data/stats.json",
+        candidates=lambda wc: expand(
+            "results/{dataset}/run{run}/comp/{comp}/history.json",
+            dataset=wc.dataset, run=wc.run, comp=icda_workflow.comp_candidates(config, wc.run),
+        ),
+    output:
+        "results/{dataset}/run{run}/comp/selected.json",
+    params:
+        dirs=lambda wc, input: " ".join(str(Path(p).parent) for p in input.candidates),
+    log:
+        "results/logs/{dataset}/run{run}/comp/select.log",
+    shell:
+        "python -m icda select --iteration 0 --candidates {params.dirs}"
+        " --data-dir results/{wildcards.dataset}/data --out {output} > {log} 2>&1"
