@@ -13,7 +13,7 @@ from icda.data.document import Document, read_documents
 from icda.errors import DataError
 from icda.io import save_torch
 from icda.model import CachedSentences, EncodedSentences, RationaleNetwork
-from icda.settings import Settings, resolve_device
+from icda.settings import ModelSettings, Settings, resolve_device
 from icda.splits import EncodedSplit, encode_split
 
 log = logging.getLogger(__name__)
@@ -33,13 +33,22 @@ class Workspace:
     device: str
     pretrained_encoder_state: dict | None = None  #: finetune mode: the encoder's initial weights
 
-    def network(self, seed: int) -> RationaleNetwork:
+    def network(self, seed: int, model_settings: ModelSettings | None = None) -> RationaleNetwork:
         """A freshly initialised network (weights drawn from ``seed``), on the device."""
         torch.manual_seed(seed)
         if self.settings.model.finetune:  # the token encoder starts from its pretrained weights
             self.sentences.encoder.load_state_dict(self.pretrained_encoder_state)
-        model = RationaleNetwork(self.sentences, self.settings.model, self.settings.encoder.max_sentences)
+        model = RationaleNetwork(self.sentences, model_settings or self.settings.model,
+                                 self.settings.encoder.max_sentences)
         return model.to(self.device)
+
+    def load_model(self, path: str | Path) -> RationaleNetwork:
+        """The network saved at ``path`` by :func:`save_model`, built with its own model settings
+        (so a COMP model gets its complement head)."""
+        saved = _load(path)
+        model = self.network(0, ModelSettings(**saved["model"]))
+        _fit(model, saved, path)
+        return model
 
     def encode(self, docs: list[Document], where: str) -> EncodedSplit:
         return encode_split(docs, self.sentence_id, self.settings.encoder.max_sentences, where)
@@ -108,16 +117,23 @@ def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | Non
                 "model": dataclasses.asdict(model.settings)}, path)
 
 
+def _load(path: str | Path) -> dict:
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, None, "model file not found", "train it first (`python -m icda train`)")
+    return torch.load(path, map_location="cpu", weights_only=True)
+
+
 def load_weights(model: RationaleNetwork, path: str | Path) -> None:
-    """Load weights saved by :func:`save_model` into ``model`` (warm start or evaluation).
+    """Load weights saved by :func:`save_model` into ``model`` (the warm start).
 
     Raises:
         DataError: the file is missing or was saved from a network of another shape.
     """
-    path = Path(path)
-    if not path.exists():
-        raise DataError(path, None, "model file not found", "train it first (`python -m icda train`)")
-    saved = torch.load(path, map_location="cpu", weights_only=True)
+    _fit(model, _load(path), path)
+
+
+def _fit(model: RationaleNetwork, saved: dict, path: str | Path) -> None:
     try:
         model.load_state_dict(saved["state_dict"])
     except RuntimeError as exc:

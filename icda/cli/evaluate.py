@@ -32,12 +32,9 @@ def run(args: argparse.Namespace) -> None:
     from icda.io import read_json, write_json
     from icda.metrics import rationale_metrics
     from icda.train import predict
-    from icda.workspace import load_weights
-
     ws = open_from_args(args)
     model_path = args.model or Path(read_json(args.selected)["candidate_dir"]) / "model.pt"
-    model = ws.network(0)
-    load_weights(model, model_path)
+    model = ws.load_model(model_path)
     split = ws.split(args.split)
     pred = predict(model, split.ids, device=ws.device)
     docs = split.documents
