@@ -32,14 +32,20 @@ from icda.encoder import EncoderSettings, resolve_encoder_path
 DEFAULT_DATA = Path("/work/shared/icda-data/restaurant/test.sents.fix.5s")
 
 
-def best_of(repeat: int, fn):
-    """(seconds of the fastest of ``repeat`` calls, result of the last call)."""
-    best, result = float("inf"), None
+def timed_rounds(runs: dict, repeat: int) -> dict:
+    """Call each run ``repeat`` times, interleaved (a, b, c, a, b, c, ...), so that load from
+    other processes hits all alike; keep each run's fastest time.
+
+    Returns:
+        name → (seconds of the fastest call, result of the last call).
+    """
+    best = {name: (float("inf"), None) for name in runs}
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        for name, fn in runs.items():
+            start = time.perf_counter()
+            result = fn()
+            best[name] = (min(best[name][0], time.perf_counter() - start), result)
+    return best
 
 
 def ours(sentences: list[str], settings: EncoderSettings, device: str) -> torch.Tensor:
@@ -67,7 +73,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
                         help="ICDA file LABEL<TAB>sentence[SEP]... (default: restaurant test)")
     parser.add_argument("--limit", type=int, help="use only the first N unique sentences")
-    parser.add_argument("--repeat", type=int, default=1, help="time each run N times, keep the best")
+    parser.add_argument("--repeat", type=int, default=1, help="time each run N times (interleaved), keep the fastest")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
@@ -86,7 +92,7 @@ def main() -> None:
             lambda: ours(sentences, replace(settings, max_tokens=256), args.device),
         "(c) SentenceTransformer(path).encode (baseline)": lambda: theirs(path, sentences, args.device),
     }
-    results = {name: best_of(args.repeat, fn) for name, fn in runs.items()}
+    results = timed_rounds(runs, args.repeat)
     base_seconds, base_vectors = results["(c) SentenceTransformer(path).encode (baseline)"]
     n = len(sentences)
     print(f"\n{'run (model loading included)':50} {'seconds':>8} {'sentences/s':>12} {'ratio vs (c)':>13} "

@@ -29,6 +29,7 @@ from icda.encoder import (
     encoder_fingerprint,
     load_tokenizer,
     pad_batch,
+    resolve_device,
     resolve_encoder_path,
     tokenize_sentences,
 )
@@ -187,6 +188,7 @@ def embed_documents(docs: Sequence[Document], settings: EncoderSettings, *,
     """Vectors of the unique sentences among the documents' first ``settings.max_sentences``.
 
     With ``cache_dir``, ``<cache_dir>/<key>.pt`` is loaded when it exists and written otherwise.
+    ``device``: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ... or ``"auto"`` (cuda when available).
     Encoding runs under ``torch.inference_mode()`` in eval mode and is deterministic: the same
     input gives the same vectors on the same machine.
 
@@ -202,6 +204,7 @@ def embed_documents(docs: Sequence[Document], settings: EncoderSettings, *,
     if target is not None and target.exists():
         log.info("embedding cache hit: %s (%d sentences)", target, len(sentences))
         return EmbeddingCache.load(target, expected_key=key)
+    device = resolve_device(device)
     log.info("encoding %d unique sentences with %s (%s pooling, max %d tokens) on %s",
              len(sentences), path, settings.pooling, settings.max_tokens, device)
     encoder = SentenceEncoder(settings).to(device)

@@ -192,6 +192,20 @@ def encoder_fingerprint(path_or_id: str) -> str:
     return f"hub:{path_or_id}@{config.parent.name}:{_file_digest(config)}"
 
 
+def resolve_device(device: str) -> str:
+    """``"auto"`` → ``"cuda"`` when a GPU is available, else ``"cpu"``; other names unchanged.
+
+    Raises:
+        ConfigError: a CUDA device is asked for and none is available.
+    """
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(f"device {device!r}: no CUDA device is available. "
+                          "Fix: use device 'cpu' or 'auto'")
+    return device
+
+
 def load_tokenizer(settings: EncoderSettings):
     """The (fast) tokenizer saved with the encoder named in ``settings``."""
     from transformers import AutoTokenizer

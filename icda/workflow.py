@@ -81,7 +81,16 @@ def comp_candidates(config: dict, run: int | str) -> list[str]:
     return [f"lambda{lam}_seed{s}" for lam in comp["lambdas"] for s in seeds]
 
 
-def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str) -> dict:
+def write_params(value: Any, out: str, log: str) -> None:
+    """Write a rule's params as JSON (settings, dataset spec) and note it in the rule's log."""
+    from icda.io import write_json
+
+    write_json(value, out)
+    Path(log).parent.mkdir(parents=True, exist_ok=True)
+    Path(log).write_text(f"wrote {out}\n", encoding="utf-8")
+
+
+def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str, log: str) -> dict:
     """One run's iteration record: per iteration the stop decision and the test precision."""
     from icda.io import read_json, write_json
 
@@ -94,4 +103,6 @@ def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations:
     summary = {"dataset": dataset, "run": int(run), "iterations": len(iterations),
                "converged": last["converged"], "reason": last["reason"], "per_iteration": iterations}
     write_json(summary, out)
+    Path(log).parent.mkdir(parents=True, exist_ok=True)
+    Path(log).write_text(f"{dataset} run {run}: {len(iterations)} iterations; {last['reason']}\n", encoding="utf-8")
     return summary

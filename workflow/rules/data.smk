@@ -6,11 +6,11 @@ rule dataset_spec:
         "results/{dataset}/dataset.json",
     params:
         spec=lambda wc: icda_workflow.dataset_spec(config, wc.dataset),
+    log:
+        "results/logs/{dataset}/dataset_spec.log",
     localrule: True
     run:
-        from icda.io import write_json
-
-        write_json(params.spec, output[0])
+        icda_workflow.write_params(params.spec, output[0], log[0])
 
 
 rule settings:
@@ -18,11 +18,11 @@ rule settings:
         "results/{dataset}/settings.json",
     params:
         settings=lambda wc: icda_workflow.dataset_settings(config, wc.dataset),
+    log:
+        "results/logs/{dataset}/settings.log",
     localrule: True
     run:
-        from icda.io import write_json
-
-        write_json(params.settings, output[0])
+        icda_workflow.write_params(params.settings, output[0], log[0])
 
 
 rule prepare:
@@ -35,6 +35,8 @@ rule prepare:
         stats="results/{dataset}/data/stats.json",
     log:
         "results/logs/{dataset}/prepare.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda prepare --spec {input} --out-dir results/{wildcards.dataset}/data > {log} 2>&1"
 
@@ -44,17 +46,21 @@ rule unavailable:
         "results/unavailable.json",
     params:
         unavailable=UNAVAILABLE,
+    log:
+        "results/logs/unavailable.log",
     localrule: True
     run:
-        from icda.io import write_json
-
-        write_json(params.unavailable, output[0])
+        icda_workflow.write_params(params.unavailable, output[0], log[0])
 
 
 rule download:
-    """Fetch the public files of every configured dataset into data_dir (needs internet)."""
-    params:
-        names=" ".join(f"--dataset {n}" for n in icda_workflow.selected_datasets(config)),
+    """Fetch the missing public files of every selected dataset into data_dir (needs internet)."""
+    input:
+        expand("results/{dataset}/dataset.json", dataset=icda_workflow.selected_datasets(config)),
+    log:
+        "results/logs/download.log",
     localrule: True
+    conda:
+        "../../environment.yml"
     shell:
-        "python -m icda download --config {workflow.configfiles[0]} {params.names}"
+        "for spec in {input}; do python -m icda download --spec $spec; done > {log} 2>&1"

@@ -12,6 +12,8 @@ rule embed:
     threads: 2
     log:
         "results/logs/{dataset}/embed.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda embed --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
         " --out {output} --cache-dir {params.cache} > {log} 2>&1"

@@ -13,6 +13,8 @@ rule evaluate:
         args=embeddings_arg,
     log:
         "results/logs/{dataset}/run{run}/iter{k}/evaluate.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda evaluate --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
         " {params.args} --selected {input.selected} --out {output} --label dataset={wildcards.dataset}"
@@ -31,6 +33,8 @@ rule evaluate_comp:
         args=embeddings_arg,
     log:
         "results/logs/{dataset}/run{run}/comp/evaluate.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda evaluate --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
         " {params.args} --selected {input.selected} --out {output} --label dataset={wildcards.dataset}"

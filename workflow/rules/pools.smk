@@ -12,6 +12,8 @@ rule pools:
         base=config["icda"]["pool_base"],
     log:
         "results/logs/{dataset}/run{run}/iter{k}/pools.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda pools --selected {input.selected} --data-dir results/{wildcards.dataset}/data"
         " --pool-fraction {params.fraction} --pool-base {params.base} --out {output} > {log} 2>&1"

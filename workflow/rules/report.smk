@@ -12,6 +12,8 @@ rule tables:
         config=workflow.configfiles[0],
     log:
         "results/logs/tables.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda report tables --evals {input.evals} --out-dir results/tables"
         " --unavailable {input.unavailable} > {log} 2>&1"
@@ -24,5 +26,7 @@ rule plots:
         grid=report("results/plots/alpha_all.png", caption="../report/convergence.rst", category="Convergence"),
     log:
         "results/logs/plots.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda report plots --evals {input.evals} --out-dir results/plots > {log} 2>&1"

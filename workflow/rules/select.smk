@@ -2,26 +2,6 @@
 # and ΔA penalties of the paper (icda/selection.py).
 
 
-def _select_inputs(wc):
-    base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
-    inputs = {
-        "data": f"results/{wc.dataset}/data/stats.json",
-        "candidates": [f"{base}/{c}/history.json" for c in icda_workflow.candidates(config, wc.run, wc.k)],
-    }
-    if int(wc.k) >= 1:
-        inputs["previous"] = f"results/{wc.dataset}/run{wc.run}/iter{int(wc.k) - 1}/selected.json"
-    return inputs
-
-
-def _select_args(wc, input):
-    base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
-    fresh = [f"{base}/{c}" for c in icda_workflow.candidates(config, wc.run, wc.k) if c != "warm"]
-    args = "--candidates " + " ".join(fresh)
-    if int(wc.k) >= 1:
-        args += f" --warm-start {base}/warm --previous {input.previous}"
-    return args
-
-
 rule select:
     input:
         unpack(_select_inputs),
@@ -31,6 +11,8 @@ rule select:
         args=_select_args,
     log:
         "results/logs/{dataset}/run{run}/iter{k}/select.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda select --iteration {wildcards.k} {params.args}"
         " --data-dir results/{wildcards.dataset}/data --out {output} > {log} 2>&1"
@@ -49,6 +31,8 @@ rule select_comp:
         dirs=lambda wc, input: " ".join(str(Path(p).parent) for p in input.candidates),
     log:
         "results/logs/{dataset}/run{run}/comp/select.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda select --iteration 0 --candidates {params.dirs}"
         " --data-dir results/{wildcards.dataset}/data --out {output} > {log} 2>&1"

@@ -10,6 +10,8 @@
 #            betas: [0, 0.25, 0.5, 0.75, 1]}
 #   optional keys: beta (a fixed beta instead of 1 - alpha^k), figure1_p1 (default 0.95)
 
+import os
+
 _THEORY = {
     "p1": 0.9, "p2": 0.85, "n": 35, "simulations": 60000, "seed": 0, "iterations": 10,
     "betas": [0, 0.25, 0.5, 0.75, 1], "beta": None, "figure1_p1": None,
@@ -24,7 +26,7 @@ rule theory:
         summary="results/theory/summary.json",
         figures=expand("results/theory/{name}.{ext}", name=_THEORY_FIGURES, ext=["png", "csv"]),
     params:
-        out="results/theory",
+        out=lambda wildcards, output: os.path.dirname(output.summary),
         p1=_THEORY["p1"],
         p2=_THEORY["p2"],
         n=_THEORY["n"],
@@ -38,6 +40,8 @@ rule theory:
         ),
     log:
         "results/logs/theory.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda theory --p1 {params.p1} --p2 {params.p2} --n {params.n}"
         " --simulations {params.simulations} --seed {params.seed} --iterations {params.iterations}"

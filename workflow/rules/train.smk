@@ -3,37 +3,6 @@
 # augmented data (counterfactuals re-drawn every epoch). COMP: a lambda x seed grid.
 
 
-def _train_inputs(wc):
-    inputs = {
-        "settings": f"results/{wc.dataset}/settings.json",
-        "data": f"results/{wc.dataset}/data/stats.json",
-        "embeddings": embeddings(wc),
-    }
-    k = int(wc.k)
-    if k >= 1:
-        previous = f"results/{wc.dataset}/run{wc.run}/iter{k - 1}"
-        inputs["pools"] = f"{previous}/pools.json"
-        inputs["augmented_dev"] = f"{previous}/augmented/dev.jsonl"
-        inputs["previous_selection"] = f"{previous}/selected.json"
-    return inputs
-
-
-def _train_args(wc, input):
-    args = [embeddings_arg(wc, input)]
-    k = int(wc.k)
-    if k >= 1:
-        args.append(f"--augmented results/{wc.dataset}/run{wc.run}/iter{k - 1}")
-    if wc.cand == "warm":
-        args.append(f"--init {input.previous_selection}")
-    return " ".join(args)
-
-
-def _seed(wc):
-    if wc.cand == "warm":  # the warm start continues with the first seed of the run
-        return icda_workflow.run_seeds(config, wc.run)[0]
-    return int(wc.cand.removeprefix("seed"))
-
-
 rule train:
     input:
         unpack(_train_inputs),
@@ -49,16 +18,13 @@ rule train:
         gpu=lambda wc: int(icda_workflow.finetune(config, wc.dataset)),
     log:
         "results/logs/{dataset}/run{run}/iter{k}/{cand}.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda train --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
         " {params.args} --seed {params.seed} --threads {threads}"
         " --out-dir results/{wildcards.dataset}/run{wildcards.run}/iter{wildcards.k}/{wildcards.cand}"
         " > {log} 2>&1"
-
-
-def _comp_params(wc):
-    lam, seed = wc.comp.removeprefix("lambda").split("_seed")
-    return f"--objective comp --comp-lambda {lam} --seed {seed}"
 
 
 rule train_comp:
@@ -78,6 +44,8 @@ rule train_comp:
         gpu=lambda wc: int(icda_workflow.finetune(config, wc.dataset)),
     log:
         "results/logs/{dataset}/run{run}/comp/{comp}.log",
+    conda:
+        "../../environment.yml"
     shell:
         "python -m icda train --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
         " {params.args} {params.comp} --threads {threads}"
