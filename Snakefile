@@ -4,12 +4,14 @@
 #   snakemake --profile profiles/slurm      on a SLURM cluster
 #   snakemake --report results/report.html  HTML report with tables and plots
 # All logic lives in the `icda` package; rules call `python -m icda <command>`.
+import os
+
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 validate(config, "workflow/schemas/config.schema.yaml")

@@ -146,11 +146,3 @@ class Settings:
             "device": self.device,
         }
 
-
-def resolve_device(name: str) -> str:
-    """``"auto"`` → ``"cuda"`` when a GPU is visible, else ``"cpu"``; other names pass through."""
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name

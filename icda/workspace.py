@@ -13,7 +13,8 @@ from icda.data.document import Document, read_documents
 from icda.errors import DataError
 from icda.io import save_torch
 from icda.model import CachedSentences, EncodedSentences, RationaleNetwork
-from icda.settings import ModelSettings, Settings, resolve_device
+from icda.encoder import resolve_device
+from icda.settings import ModelSettings, Settings
 from icda.splits import EncodedSplit, encode_split
 
 log = logging.getLogger(__name__)
@@ -84,11 +85,7 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
             )
 
         def sentence_id(text: str) -> int:
-            try:
-                return cache.index[text]
-            except KeyError:
-                raise DataError(embeddings, None, f"stale embedding cache: sentence not in it: {text[:80]!r}",
-                                "rerun `python -m icda embed` on the current data") from None
+            return int(cache.lookup([text])[0])
 
         return Workspace(settings, data_dir, documents, sentence_id, CachedSentences(cache.vectors), device)
 

@@ -53,6 +53,18 @@ rule unavailable:
         icda_workflow.write_params(params.unavailable, output[0], log[0])
 
 
+rule report_groups:
+    output:
+        "results/tables/groups.json",
+    params:
+        groups=config["report"]["groups"],
+    log:
+        "results/logs/report_groups.log",
+    localrule: True
+    run:
+        icda_workflow.write_params(params.groups, output[0], log[0])
+
+
 rule download:
     """Fetch the missing public files of every selected dataset into data_dir (needs internet)."""
     input:

@@ -5,18 +5,17 @@ rule tables:
     input:
         evals=all_evaluations,
         unavailable="results/unavailable.json",
+        groups="results/tables/groups.json",
     output:
         summary=report("results/tables/summary.md", caption="../report/tables.rst", category="Tables"),
         all_results="results/tables/all_results.csv",
-    params:
-        config=workflow.configfiles[0],
     log:
         "results/logs/tables.log",
     conda:
         "../../environment.yml"
     shell:
         "python -m icda report tables --evals {input.evals} --out-dir results/tables"
-        " --unavailable {input.unavailable} > {log} 2>&1"
+        " --unavailable {input.unavailable} --groups {input.groups} > {log} 2>&1"
 
 
 rule plots:
