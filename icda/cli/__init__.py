@@ -20,14 +20,16 @@ COMMANDS = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every sub-command, or with just ``only`` (each command module imports
+    what it needs at registration, so a workflow job pays only for its own command)."""
     parser = argparse.ArgumentParser(
         prog="python -m icda",
         description="Iterative Counterfactual Data Augmentation (ICDA): workflow steps.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in [only] if only else COMMANDS:
         try:
             module = importlib.import_module(f"icda.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -39,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(command if command in COMMANDS else None).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
