@@ -75,7 +75,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
                         help="ICDA file LABEL<TAB>sentence[SEP]... (default: restaurant test)")
     parser.add_argument("--limit", type=int, help="use only the first N unique sentences")
-    parser.add_argument("--repeat", type=int, default=1, help="time each run N times (interleaved), keep the fastest")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="time each run N times (interleaved), keep the fastest")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
@@ -102,7 +103,8 @@ def main() -> None:
     print(f"\n{'run (model loading included)':52} {'seconds':>8} {'sentences/s':>12} {'ratio vs (c)':>13} "
           f"{'max cosine distance vs (c)':>27}")
     for name, (seconds, vectors) in results.items():
-        distance = "baseline" if vectors is base_vectors else f"{max_cosine_distance(vectors, base_vectors):.2e}"
+        distance = ("baseline" if vectors is base_vectors
+                    else f"{max_cosine_distance(vectors, base_vectors):.2e}")
         print(f"{name:52} {seconds:8.1f} {n / seconds:12.1f} {base_seconds / seconds:13.2f} {distance:>27}")
     lengths = [len(ids) for ids in tokenize_sentences(load_tokenizer(settings), sentences, 10**6)]
     print(f"\n{sum(length > settings.max_tokens for length in lengths)} of {n} sentences have more than "

@@ -238,7 +238,8 @@ def test_cache_key_covers_encoder_settings_and_input(tiny_encoder_settings, tiny
 def test_load_refuses_stale_or_broken_cache(tiny_encoder_settings, tmp_path):
     cache = embed_documents(DOCS, tiny_encoder_settings, cache_dir=tmp_path, progress=False)
     assert EmbeddingCache.load(cache.path, expected_key=cache.key).index == cache.index
-    with pytest.raises(DataError, match=r"stale embedding cache.*Fix: delete it and rerun `python -m icda embed`"):
+    stale = r"stale embedding cache.*Fix: delete it and rerun `python -m icda embed`"
+    with pytest.raises(DataError, match=stale):
         EmbeddingCache.load(cache.path, expected_key="0" * 64)
     broken = tmp_path / "broken.pt"
     broken.write_bytes(b"not a torch file")

@@ -51,7 +51,8 @@ def _settings(args: argparse.Namespace) -> EncoderSettings:
         try:
             obj = read_json(args.settings)
         except ValueError as exc:
-            raise ConfigError(f"--settings {args.settings}: not valid JSON ({exc}). Fix: repair the file") from exc
+            raise ConfigError(f"--settings {args.settings}: not valid JSON ({exc}). "
+                              "Fix: repair the file") from exc
         if not isinstance(obj, dict) or not isinstance(obj.get("encoder"), dict):
             raise ConfigError(f"--settings {args.settings}: no 'encoder' object. "
                               "Fix: write {\"encoder\": {\"name\": ..., \"pooling\": ...}}")

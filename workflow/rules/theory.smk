@@ -24,7 +24,11 @@ _THEORY_FIGURES = ["figure1_cda_criterion", "figure2a_J", "figure2b_R", "figure2
 rule theory:
     output:
         summary="results/theory/summary.json",
-        figures=expand("results/theory/{name}.{ext}", name=_THEORY_FIGURES, ext=["png", "csv"]),
+        figures=[
+            report(f"results/theory/{name}.png", caption="../report/theory.rst", category="Theory")
+            for name in _THEORY_FIGURES
+        ],
+        tables=expand("results/theory/{name}.csv", name=_THEORY_FIGURES),
     params:
         out=lambda wildcards, output: os.path.dirname(output.summary),
         p1=_THEORY["p1"],
