@@ -31,7 +31,7 @@ from icda.data.readers import read_icda
 from icda.embed import embed_documents, unique_sentences
 from icda.encoder import EncoderSettings, load_tokenizer, resolve_encoder_path, tokenize_sentences
 
-DEFAULT_DATA = Path("/work/shared/icda-data/restaurant/test.sents.fix.5s")
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "icda-data" / "restaurant" / "test.sents.fix.5s"
 
 
 def timed_rounds(runs: dict, repeat: int) -> dict:

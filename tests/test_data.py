@@ -422,7 +422,7 @@ def test_missing_files_and_describe_missing(tmp_path):
     assert "python -m icda download" in text
     beer = _files_spec(public=False, url=None, how_to_get="email the authors")
     text = describe_missing("beer", beer, tmp_path)
-    assert "not public: email the authors" in text and str(tmp_path / "toy/dev.txt") in text
+    assert "not public. email the authors" in text and str(tmp_path / "toy/dev.txt") in text
     _toy_data(tmp_path)
     assert missing_files(spec, tmp_path) == [] and describe_missing("toy", spec, tmp_path) == ""
     assert missing_files({"source": "synthetic"}, tmp_path) == []

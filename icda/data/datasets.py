@@ -243,8 +243,8 @@ def describe_missing(name: str, spec: dict, data_dir: str | Path) -> str:
     files = ", ".join(str(p) for p in missing)
     text = f"dataset {name!r}: missing {files}. "
     if not spec.get("public", True):
-        how = spec.get("how_to_get") or "request them from the authors"
-        return text + f"These files are not public: {how}; place them at {files}."
+        how = (spec.get("how_to_get") or f"Request them from the authors and place them at {files}.").strip()
+        return text + f"These files are not public. {how}"
     if spec.get("url"):
         text += (f"Download with `{DOWNLOAD_COMMAND}` or `python -m icda download --config CONFIG "
                  f"--dataset {name}` (fetches {spec['url']}<path>)")
