@@ -57,9 +57,11 @@ class ModelSettings:
             raise ConfigError(f"{where}.objective={self.objective!r}: use 'mmi' or 'comp'")
         if self.d_model % self.heads:
             raise ConfigError(f"{where}: d_model={self.d_model} must be divisible by heads={self.heads}")
-        for name in ("d_model", "layers", "heads", "dff", "k", "n_classes"):
-            if getattr(self, name) < 1 and not (name == "layers" and self.layers == 0):
+        for name in ("d_model", "heads", "dff", "k", "n_classes"):
+            if getattr(self, name) < 1:
                 raise ConfigError(f"{where}.{name} must be positive")
+        if self.layers < 0:
+            raise ConfigError(f"{where}.layers must be >= 0")
         if not 0 <= self.dropout < 1:
             raise ConfigError(f"{where}.dropout must lie in [0, 1)")
 

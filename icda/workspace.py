@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import logging
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import torch
 
+from icda.data.datasets import SPLITS
 from icda.data.document import Document, read_documents
+from icda.encoder import resolve_device
 from icda.errors import DataError
 from icda.io import save_torch
 from icda.model import CachedSentences, EncodedSentences, RationaleNetwork
-from icda.encoder import resolve_device
 from icda.settings import ModelSettings, Settings
 from icda.splits import EncodedSplit, encode_split
-
-log = logging.getLogger(__name__)
-
-SPLITS = ("train", "dev", "test")
 
 
 @dataclass
@@ -108,8 +105,6 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
 
 def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | None = None) -> None:
     """Save trainable weights (not the frozen cache) with the model settings, atomically."""
-    import dataclasses
-
     save_torch({"state_dict": state_dict or model.state_dict(),
                 "model": dataclasses.asdict(model.settings)}, path)
 

@@ -3,7 +3,6 @@
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path

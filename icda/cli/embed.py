@@ -6,10 +6,10 @@ import argparse
 from pathlib import Path
 
 from icda.encoder import EncoderSettings, resolve_device
+from icda.data.datasets import SPLITS
 from icda.errors import ConfigError
 from icda.io import read_json
 
-SPLITS = ("train", "dev", "test")
 
 
 def register(subparsers) -> None:

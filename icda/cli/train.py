@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> None:
             return train.ids, train.labels
 
     log.info("training seed %d on %d documents/epoch (%s), dev %d, device %s",
-             args.seed, len(train_data(0)[0]), "augmented" if args.augmented else "original",
-             len(dev_ids), ws.device)
+             args.seed, 2 * len(plan.kept) if args.augmented else len(train),
+             "augmented" if args.augmented else "original", len(dev_ids), ws.device)
     result = train_model(model, train_data, dev_ids, dev_labels, ws.settings.train, args.seed, ws.device)
     model.load_state_dict(result.state_dict)
     rationales = {}
