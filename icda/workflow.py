@@ -81,13 +81,17 @@ def comp_candidates(config: dict, run: int | str) -> list[str]:
     return [f"lambda{lam}_seed{s}" for lam in comp["lambdas"] for s in seeds]
 
 
+def _log(path: str, text: str) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text + "\n", encoding="utf-8")
+
+
 def write_params(value: Any, out: str, log: str) -> None:
     """Write a rule's params as JSON (settings, dataset spec) and note it in the rule's log."""
     from icda.io import write_json
 
     write_json(value, out)
-    Path(log).parent.mkdir(parents=True, exist_ok=True)
-    Path(log).write_text(f"wrote {out}\n", encoding="utf-8")
+    _log(log, f"wrote {out}")
 
 
 def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str, log: str) -> dict:
@@ -103,6 +107,5 @@ def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations:
     summary = {"dataset": dataset, "run": int(run), "iterations": len(iterations),
                "converged": last["converged"], "reason": last["reason"], "per_iteration": iterations}
     write_json(summary, out)
-    Path(log).parent.mkdir(parents=True, exist_ok=True)
-    Path(log).write_text(f"{dataset} run {run}: {len(iterations)} iterations; {last['reason']}\n", encoding="utf-8")
+    _log(log, f"{dataset} run {run}: {len(iterations)} iterations; {last['reason']}")
     return summary

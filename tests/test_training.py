@@ -51,10 +51,9 @@ def test_history_starts_with_the_initial_evaluation_and_keeps_the_best_epoch():
     assert [e.epoch for e in result.epochs][:2] == [-1, 0]
     assert result.epochs[0].train_loss is None
     clean = [e for e in result.epochs if not e.degenerate]
-    if clean:
-        best = min(clean, key=lambda e: e.dev_loss)
-        assert (result.best_epoch, result.dev_loss) == (best.epoch, best.dev_loss)
-        assert not result.degenerate
+    best = min(clean or result.epochs, key=lambda e: e.dev_loss)  # all degenerate: lowest overall
+    assert (result.best_epoch, result.dev_loss) == (best.epoch, best.dev_loss)
+    assert result.degenerate == (not clean)
 
 
 def test_warm_start_without_useful_training_keeps_epoch_minus_one():

@@ -38,13 +38,17 @@ def last_iteration(dataset, run):
     raise ValueError(f"{dataset} run {run}: no stop decision within max_iters={MAX_ITERS}")
 
 
+def iteration_files(dataset, run, name):
+    """``name`` (e.g. eval.json) of every iteration of one run, up to its last."""
+    last = last_iteration(dataset, run)
+    return [f"results/{dataset}/run{run}/iter{k}/{name}" for k in range(last + 1)]
+
+
 def run_outputs(wildcards):
     """Every iteration's stop decision and evaluation of one run (walks its checkpoints)."""
-    last = last_iteration(wildcards.dataset, wildcards.run)
-    base = f"results/{wildcards.dataset}/run{wildcards.run}"
     return {
-        "decisions": [f"{base}/iter{k}/converge.json" for k in range(last + 1)],
-        "evaluations": [f"{base}/iter{k}/eval.json" for k in range(last + 1)],
+        "decisions": iteration_files(wildcards.dataset, wildcards.run, "converge.json"),
+        "evaluations": iteration_files(wildcards.dataset, wildcards.run, "eval.json"),
     }
 
 
@@ -58,16 +62,15 @@ def all_evaluations(wildcards):
     paths = []
     for dataset in AVAILABLE:
         for run in RUNS:
-            last = last_iteration(dataset, run)
-            paths += [f"results/{dataset}/run{run}/iter{k}/eval.json" for k in range(last + 1)]
+            paths += iteration_files(dataset, run, "eval.json")
             paths.append(f"results/{dataset}/run{run}/comp/eval.json")
     return paths
 
 
 def final_iterations(wildcards):
-    """Per run of a dataset, the last iteration's folder (for the final augmented dataset)."""
+    """Per run of a dataset, its last iteration's augmented training set."""
     return {
-        f"run{run}": f"results/{wildcards.dataset}/run{run}/iter{last_iteration(wildcards.dataset, run)}/augmented/train.jsonl"
+        f"run{run}": iteration_files(wildcards.dataset, run, "augmented/train.jsonl")[-1]
         for run in RUNS
     }
 
