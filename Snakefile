@@ -31,6 +31,7 @@ include: "workflow/rules/converge.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/theory.smk"
+include: "workflow/rules/sweep.smk"
 
 
 rule all:

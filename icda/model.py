@@ -6,12 +6,14 @@ Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
    or a token encoder trained end to end (:class:`EncodedSentences`);
 2. per-sentence vectors ``v`` [B, N, D] for the classifier (frozen mode: a trainable adapter,
    ``D = d_model``; finetune mode: ``v = h``, ``D = H``);
-3. a sentence-level transformer with sinusoidal positional encoding over ``v`` → one selector
-   score per sentence [B, N];
+3. a sentence-level transformer over ``v`` with a positional encoding (``positions``:
+   ``"sinusoidal"`` as in the paper, ``"learned"``, or ``"none"``: the selector then sees only
+   content, so it cannot learn a positional shortcut) → one selector score per sentence [B, N];
 4. hard top-k selection with the straight-through estimator (forward: the one-hot of the top-k
    real sentences; backward: the gradient of the softmax of the scores);
-5. a classifier on the max-pool of the selected sentences' ``v`` (nothing from an unselected
-   sentence reaches it) → class logits [B, C]. With ``objective="comp"`` a second classifier
+5. a classifier on the max-pool of the selected sentences' ``v`` (``classifier_input:
+   "sentence"``: nothing from an unselected sentence reaches it) or of their transformer outputs
+   (``"contextual"``: a departure that lets context leak into the prediction) → logits [B, C]. With ``objective="comp"`` a second classifier
    sees the complement (Yu et al. 2019, "complement control").
 """
 
@@ -143,12 +145,20 @@ class RationaleNetwork(nn.Module):
         if settings.finetune:
             self.adapter = nn.Identity()
             self.project = nn.Linear(hidden, d)
-            classifier_dim = hidden
+            self.sentence_dim = hidden
         else:
             self.adapter = nn.Sequential(nn.Linear(hidden, d), nn.GELU())
             self.project = nn.Identity()
-            classifier_dim = d
-        self.register_buffer("positions", sinusoidal_positions(max_sentences, d), persistent=False)
+            self.sentence_dim = d
+        classifier_dim = d if settings.classifier_input == "contextual" else self.sentence_dim
+        self.learned_positions = None
+        if settings.positions == "learned":
+            self.learned_positions = nn.Parameter(torch.zeros(max_sentences, d))
+            nn.init.normal_(self.learned_positions, std=0.02)
+        table = sinusoidal_positions(max_sentences, d)
+        if settings.positions == "none":
+            table.zero_()
+        self.register_buffer("positions", table, persistent=False)
         layer = nn.TransformerEncoderLayer(
             d, settings.heads, settings.dff, settings.dropout, batch_first=True
         )
@@ -166,18 +176,23 @@ class RationaleNetwork(nn.Module):
     def forward(self, ids: torch.Tensor) -> RationaleOutput:
         """ids [B, N] sentence ids (``PAD`` for empty slots; every row has a real sentence)."""
         mask = ids >= 0
-        v = self.adapter(self.sentences(ids))
+        h = self.sentences(ids)
+        v = h.new_zeros(*ids.shape, self.sentence_dim)
+        v[mask] = self.adapter(h[mask])  # empty slots stay zero and cost nothing
         x = self.project(v) + self.positions[: ids.shape[1]]
+        if self.learned_positions is not None:
+            x = x + self.learned_positions[: ids.shape[1]]
         if self.settings.layers:
             x = self.transformer(x, src_key_padding_mask=~mask)
         scores = self.scorer(x).squeeze(-1)
         z = straight_through_top_k(scores, mask, self.settings.k)
         selected = z.detach() > 0.5
-        logits = self.classifier(masked_max(v, z, selected))
+        seen = x if self.settings.classifier_input == "contextual" else v
+        logits = self.classifier(masked_max(seen, z, selected))
         comp_logits = None
         if self.comp_classifier is not None:
             complement = mask & ~selected
-            comp_logits = self.comp_classifier(masked_max(v, (1.0 - z) * mask, complement))
+            comp_logits = self.comp_classifier(masked_max(seen, (1.0 - z) * mask, complement))
         return RationaleOutput(logits, selected.float(), scores, comp_logits)
 
     def head_parameters(self) -> list[nn.Parameter]:

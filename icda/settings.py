@@ -39,6 +39,9 @@ class ModelSettings:
     ``"mmi"`` (cross-entropy on the rationale) or ``"comp"`` (complement control, Yu et al. 2019,
     weighted by ``comp_lambda``). ``finetune`` trains the token encoder end to end; otherwise
     cached sentence vectors pass through a trainable adapter (width ``d_model``).
+    ``positions``: the sentence transformer's positional encoding, ``"sinusoidal"`` (the paper),
+    ``"learned"`` or ``"none"``. ``classifier_input``: ``"sentence"`` (the selected sentences'
+    own vectors, the paper) or ``"contextual"`` (their transformer outputs).
     """
 
     d_model: int = 128
@@ -51,10 +54,14 @@ class ModelSettings:
     comp_lambda: float = 1.0
     finetune: bool = False
     n_classes: int = 2
+    positions: str = "sinusoidal"
+    classifier_input: str = "sentence"
 
     def validate(self, where: str = "model") -> None:
-        if self.objective not in ("mmi", "comp"):
-            raise ConfigError(f"{where}.objective={self.objective!r}: use 'mmi' or 'comp'")
+        for name, allowed in (("objective", ("mmi", "comp")), ("positions", ("sinusoidal", "learned", "none")),
+                              ("classifier_input", ("sentence", "contextual"))):
+            if getattr(self, name) not in allowed:
+                raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if self.d_model % self.heads:
             raise ConfigError(f"{where}: d_model={self.d_model} must be divisible by heads={self.heads}")
         for name in ("d_model", "heads", "dff", "k", "n_classes"):
@@ -69,7 +76,11 @@ class ModelSettings:
 @dataclass(frozen=True)
 class TrainSettings:
     """Optimisation (paper "Settings": AdamW, lr 1e-6, batch 64, weight decay 1e-2, up to 100
-    epochs, patience 10) and the degeneration guard ("Avoiding Rationale Degeneration": 0.2)."""
+    epochs, patience 10) and the degeneration guard ("Avoiding Rationale Degeneration": 0.2;
+    ``degeneration_guard: false`` turns it off: epochs are then never excluded from selection).
+    ``shuffle_sentences`` permutes the sentences of every training document in every batch (a
+    departure from the paper: sentence order then carries no label information).
+    """
 
     lr: float = 1e-3
     encoder_lr: float | None = None
@@ -78,6 +89,8 @@ class TrainSettings:
     max_epochs: int = 30
     patience: int = 5
     degeneration_threshold: float = 0.2
+    degeneration_guard: bool = True
+    shuffle_sentences: bool = False
     grad_clip: float | None = 1.0
 
     def validate(self, where: str = "train") -> None:

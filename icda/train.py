@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from icda.degeneration import check_degeneration
+from icda.metrics import rationale_metrics
 from icda.model import RationaleNetwork
 from icda.settings import TrainSettings
 
@@ -40,13 +41,26 @@ class Predictions:
         return self.logits.argmax(dim=-1).numpy()
 
 
+def trim(ids: torch.Tensor) -> torch.Tensor:
+    """ids [B, N] with empty slots (``PAD``) at the end of each row → [B, n], n the longest row:
+    the model does not spend time on columns that are empty in every row."""
+    return ids[:, : max(int((ids >= 0).sum(1).max()), 1)] if len(ids) else ids
+
+
+def shuffle_sentences(ids: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Permute the real sentences of every row of ids [B, N] uniformly at random (empty slots stay
+    at the end), drawing from ``generator``."""
+    keys = torch.rand(ids.shape, generator=generator).masked_fill(ids < 0, 2.0)
+    return ids.gather(1, keys.argsort(dim=1))
+
+
 @torch.no_grad()
-def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 256, device: str = "cpu") -> Predictions:
+def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 512, device: str = "cpu") -> Predictions:
     """Run ``model`` in eval mode over ids [D, N]."""
     model.eval()
     logits, comp, selected = [], [], []
     for start in range(0, len(ids), batch_size):
-        out = model(ids[start : start + batch_size].to(device))
+        out = model(trim(ids[start : start + batch_size]).to(device))
         logits.append(out.logits.float().cpu())
         if out.comp_logits is not None:
             comp.append(out.comp_logits.float().cpu())
@@ -62,6 +76,7 @@ class EpochRecord:
     train_loss: float | None
     dev_loss: float
     dev_accuracy: float
+    dev_precision: float | None  #: rationale precision on dev (diagnostic only, never selects)
     degenerate: bool
     max_bin_gap: float
     first_bins_gap: float
@@ -88,18 +103,23 @@ class TrainResult:
 
 
 def evaluate_dev(
-    model: RationaleNetwork, ids: torch.Tensor, labels: torch.Tensor, settings: TrainSettings, device: str
-) -> tuple[float, float, "object"]:
+    model: RationaleNetwork, ids: torch.Tensor, labels: torch.Tensor, settings: TrainSettings, device: str,
+    rationale: list | None = None,
+) -> tuple[float, float, float | None, "object"]:
     """Dev loss (cross-entropy of the rationale classifier: with COMP, the classification loss
-    alone), accuracy and the degeneration report. ids [D, N], labels [D]."""
+    alone), accuracy, rationale precision (None without ``rationale``, the per-document ground
+    truth) and the degeneration report. ids [D, N], labels [D]."""
     pred = predict(model, ids, device=device)
     loss = F.cross_entropy(pred.logits, labels).item()
     accuracy = float((pred.predicted == labels.numpy()).mean())
+    n_sentences = (ids >= 0).sum(1).numpy()
     report = check_degeneration(
-        pred.selected, (ids >= 0).sum(1).numpy(), labels.numpy(), pred.predicted,
-        settings.degeneration_threshold,
+        pred.selected, n_sentences, labels.numpy(), pred.predicted, settings.degeneration_threshold,
     )
-    return loss, accuracy, report
+    precision = None
+    if rationale is not None:
+        precision = rationale_metrics(pred.selected, rationale, n_sentences)["precision"]
+    return loss, accuracy, precision, report
 
 
 def _losses(model: RationaleNetwork, ids: torch.Tensor, labels: torch.Tensor):
@@ -120,6 +140,7 @@ def train_model(
     settings: TrainSettings,
     seed: int,
     device: str = "cpu",
+    dev_rationale: list | None = None,
 ) -> TrainResult:
     """Train with AdamW; keep the best non-degenerate dev-loss checkpoint.
 
@@ -128,8 +149,10 @@ def train_model(
         train_data: epoch → (ids [M, N], labels [M]); called once per epoch so counterfactuals
             can be re-drawn every epoch.
         dev_ids, dev_labels: [D, N] and [D]; the (possibly augmented) dev set.
-        settings: optimisation, patience and degeneration threshold.
-        seed: seeds the batch order (and dropout via torch's global generator).
+        settings: optimisation, patience, degeneration guard, sentence shuffling.
+        seed: seeds the batch order and shuffling (and dropout via torch's global generator).
+        dev_rationale: per dev document its ground-truth positions (or None): dev precision is
+            then logged per epoch, for diagnosis only.
 
     Returns:
         :class:`TrainResult` with per-epoch records (epoch −1 = before training).
@@ -164,7 +187,10 @@ def train_model(
             total = 0.0
             for b in range(0, len(ids), settings.batch_size):
                 idx = perm[b : b + settings.batch_size]
-                x, y = ids[idx].to(device), labels[idx].to(device)
+                x = ids[idx]
+                if settings.shuffle_sentences:
+                    x = shuffle_sentences(x, order_rng)
+                x, y = trim(x).to(device), labels[idx].to(device)
                 main, comp = _losses(model, x, y)
                 optimizer.zero_grad(set_to_none=True)
                 if comp is None:
@@ -179,18 +205,21 @@ def train_model(
                 optimizer.step()
                 total += main.item() * len(idx)
             train_loss = total / max(len(ids), 1)
-        dev_loss, dev_acc, report = evaluate_dev(model, dev_ids, dev_labels, settings, device)
+        dev_loss, dev_acc, dev_precision, report = evaluate_dev(
+            model, dev_ids, dev_labels, settings, device, dev_rationale)
+        degenerate = report.degenerate and settings.degeneration_guard
         record = EpochRecord(
-            epoch, train_loss, dev_loss, dev_acc, report.degenerate,
+            epoch, train_loss, dev_loss, dev_acc, dev_precision, degenerate,
             report.max_bin_gap, report.first_bins_gap, time.perf_counter() - start,
         )
         records.append(record)
         log.info(
-            "epoch %3d  train_loss %s  dev_loss %.4f  dev_acc %.3f  %s  (%.1fs)",
+            "epoch %3d  train_loss %s  dev_loss %.4f  dev_acc %.3f  dev_precision %s  %s  (%.1fs)",
             epoch, "   -  " if train_loss is None else f"{train_loss:.4f}", dev_loss, dev_acc,
-            "DEGENERATE" if report.degenerate else "ok", record.seconds,
+            "  -  " if dev_precision is None else f"{dev_precision:.3f}",
+            "DEGENERATE" if degenerate else "ok", record.seconds,
         )
-        if not report.degenerate and (best is None or dev_loss < best[0]):
+        if not degenerate and (best is None or dev_loss < best[0]):
             best = (dev_loss, epoch, dev_acc, copy.deepcopy(model.state_dict()))
             since_best = 0
         elif best is not None:

@@ -109,3 +109,25 @@ def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations:
     write_json(summary, out)
     _log(log, f"{dataset} run {run}: {len(iterations)} iterations; {last['reason']}")
     return summary
+
+
+def sweep_datasets(config: dict, available: list[str]) -> list[str]:
+    """The datasets of the tuning sweep: ``sweep.datasets`` (each must be available) or every
+    available one."""
+    names = config["sweep"]["datasets"] or available
+    absent = [n for n in names if n not in available]
+    if absent:
+        raise ConfigError(f"sweep.datasets: {absent} are not available (files missing or not configured). "
+                          "Fix: remove them from sweep.datasets or provide their files")
+    return names
+
+
+def sweep_settings(config: dict, name: str, point: str) -> dict[str, Any]:
+    """The settings.json of one sweep point on one dataset: the dataset's settings with the
+    point's overrides merged over them."""
+    return _merge(dataset_settings(config, name), config["sweep"]["points"][point])
+
+
+def sweep_changes_encoder(config: dict, point: str) -> bool:
+    """Whether a sweep point needs its own embedding cache (it overrides encoder settings)."""
+    return bool(config["sweep"]["points"][point].get("encoder"))

@@ -322,6 +322,34 @@ def test_synthetic_bad_arguments():
         generate_synthetic(1, 1, 1, n_aspects=1)
     with pytest.raises(ValueError, match="p_x2"):
         generate_synthetic(1, 1, 1, p_x2=1.5)
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        generate_synthetic(1, 1, 1, verdict="middle")
+    with pytest.raises(ValueError, match="min_sentences <= max_sentences"):
+        generate_synthetic(1, 1, 1, min_sentences=8, max_sentences=6)
+
+
+@pytest.mark.parametrize("where", ["start", "end", "either"])
+def test_synthetic_verdict_sits_at_the_edge_and_agrees_at_its_rate(where):
+    from icda.data.synthetic import VERDICTS
+
+    docs = generate_synthetic(3000, 0, 0, p_verdict=0.8, verdict=where, min_sentences=3,
+                              max_sentences=11, seed=1)["train"]
+    polarity = {s: p for p, bank in VERDICTS.items() for s in bank}
+    positions, agree = Counter(), 0
+    for d in docs:
+        (at,) = [i for i, s in enumerate(d.sentences) if s in polarity]
+        positions["start" if at == 0 else "end" if at == len(d.sentences) - 1 else "middle"] += 1
+        agree += polarity[d.sentences[at]] == d.label
+        assert at not in d.rationale
+        assert 5 + 1 <= len(d.sentences) <= 11 + 1  # 5 aspects at least, plus the verdict
+    assert abs(agree / len(docs) - 0.8) < 4 * math.sqrt(0.16 / len(docs))
+    assert positions["middle"] == 0
+    if where == "either":
+        assert min(positions["start"], positions["end"]) > 0.4 * len(docs)
+    else:
+        assert positions[where] == len(docs)
+    lengths = Counter(len(d.sentences) for d in docs)
+    assert min(lengths) == 6 and max(lengths) == 12  # the configured range is used
 
 
 # ----------------------------------------------------------------------------------- datasets

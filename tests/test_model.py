@@ -6,10 +6,10 @@ from icda.model import PAD, CachedSentences, RationaleNetwork, straight_through_
 from icda.settings import ModelSettings
 
 
-def _network(objective="mmi", k=1, seed=0, vectors=None):
+def _network(objective="mmi", k=1, seed=0, vectors=None, **options):
     torch.manual_seed(seed)
     vectors = torch.randn(40, 12) if vectors is None else vectors
-    settings = ModelSettings(d_model=16, layers=1, heads=2, dff=32, dropout=0.0, k=k, objective=objective)
+    settings = ModelSettings(d_model=16, layers=1, heads=2, dff=32, dropout=0.0, k=k, objective=objective, **options)
     return RationaleNetwork(CachedSentences(vectors), settings, max_sentences=8).eval()
 
 
@@ -95,3 +95,35 @@ def test_comp_complement_classifier_sees_only_unselected_sentences():
             assert not torch.equal(out2.logits, out.logits)
             return
     raise AssertionError("selection moved under a 1% change")
+
+
+def test_without_positions_the_selector_is_blind_to_sentence_order():
+    """positions="none": permuting a document's sentences permutes the scores and leaves the
+    prediction unchanged; with the paper's sinusoidal encoding the scores depend on the order."""
+    ids = torch.tensor([[0, 1, 2, 3, 4, PAD]])
+    perm = torch.tensor([[3, 0, 4, 1, 2, 5]])
+    blind = _network(positions="none")
+    out, shuffled = blind(ids), blind(ids.gather(1, perm))
+    assert torch.allclose(shuffled.scores[0, :5], out.scores[0, perm[0, :5]], atol=1e-5)
+    assert torch.allclose(shuffled.logits, out.logits, atol=1e-5)
+    for positions in ("sinusoidal", "learned"):
+        model = _network(positions=positions)
+        if positions == "learned":
+            torch.nn.init.normal_(model.learned_positions, std=1.0)
+        scores = model(ids).scores
+        assert not torch.allclose(model(ids.gather(1, perm)).scores[0, :5], scores[0, perm[0, :5]], atol=1e-3)
+
+
+def test_contextual_classifier_input_lets_unselected_sentences_change_the_prediction():
+    vectors = torch.randn(40, 12)
+    model = _network(vectors=vectors, classifier_input="contextual")
+    ids = torch.tensor([[0, 1, 2, 3, 4, 5]])
+    out = model(ids)
+    chosen = int(out.selection[0].argmax())
+    other = (chosen + 1) % 6
+    new_vectors = vectors.clone()
+    new_vectors[other] = vectors[other] * 1.001
+    model.sentences.vectors.copy_(new_vectors)
+    out2 = model(ids)
+    assert int(out2.selection[0].argmax()) == chosen
+    assert not torch.equal(out2.logits, out.logits)

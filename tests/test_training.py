@@ -66,15 +66,13 @@ def test_warm_start_without_useful_training_keeps_epoch_minus_one():
     assert len({e.dev_loss for e in result.epochs}) == 1
 
 
-@pytest.mark.slow
-def test_mmi_on_synthetic_without_spurious_signal_finds_the_rationale():
-    """p(Y|X2) = 0.5: nothing competes with the target aspect, so MMI must find it."""
-    splits = generate_synthetic(800, 200, 200, p_x1=0.9, p_x2=0.5, seed=3)
-    enc = EncoderSettings(name="default", pooling="mean", max_tokens=24, max_sentences=12, batch_size=64)
+def _mmi_on_synthetic(splits, model_settings=None):
+    """Train MMI on synthetic splits (cached all-MiniLM-L6-v2 vectors); test predictions."""
+    enc = EncoderSettings(name="default", pooling="mean", max_tokens=24, max_sentences=16, batch_size=64)
     cache = embed_documents(splits["train"] + splits["dev"] + splits["test"], enc, progress=False)
-    encode = {s: encode_split(d, cache.index.__getitem__, 12) for s, d in splits.items()}
+    encode = {s: encode_split(d, cache.index.__getitem__, 16) for s, d in splits.items()}
     torch.manual_seed(42)
-    model = RationaleNetwork(CachedSentences(cache.vectors), ModelSettings(d_model=64, dff=128), 12)
+    model = RationaleNetwork(CachedSentences(cache.vectors), model_settings or ModelSettings(d_model=64, dff=128), 16)
     train = encode["train"]
     result = train_model(model, lambda e: (train.ids, train.labels), encode["dev"].ids, encode["dev"].labels,
                          TrainSettings(lr=1e-3, batch_size=32, max_epochs=10, patience=3), 42)
@@ -83,8 +81,32 @@ def test_mmi_on_synthetic_without_spurious_signal_finds_the_rationale():
     pred = predict(model, test.ids)
     metrics = rationale_metrics(pred.selected, [d.rationale for d in test.documents],
                                 test.n_sentences.tolist(), test.labels.tolist(), pred.predicted.tolist())
+    return result, metrics, pred, test
+
+
+@pytest.mark.slow
+def test_mmi_on_synthetic_without_spurious_signal_finds_the_rationale():
+    """p(Y|X2) = 0.5: nothing competes with the target aspect, so MMI must find it."""
+    result, metrics, _, _ = _mmi_on_synthetic(generate_synthetic(800, 200, 200, p_x1=0.9, p_x2=0.5, seed=3))
     assert not result.degenerate
     assert metrics["precision"] >= 0.9, metrics
+
+
+@pytest.mark.slow
+def test_mmi_falls_for_the_verdict_shortcut_exactly_when_it_is_the_most_informative_sentence():
+    """MMI selects the most informative sentence: the closing verdict when p_verdict > p_x1, the
+    target aspect when p_verdict < p_x1 (the binary theory's rationale scheme)."""
+    from icda.data.synthetic import VERDICTS
+
+    verdicts = {s for bank in VERDICTS.values() for s in bank}
+    shares = {}
+    for p_verdict, p_x1 in ((0.99, 0.8), (0.7, 0.97)):
+        splits = generate_synthetic(800, 200, 200, p_x1=p_x1, p_x2=0.5, verdict="end", p_verdict=p_verdict, seed=3)
+        _, metrics, pred, test = _mmi_on_synthetic(splits)
+        at_verdict = sum(d.sentences[sel[0]] in verdicts for sel, d in zip(pred.selected, test.documents))
+        shares[p_verdict] = (at_verdict / len(test), metrics["precision"])
+    assert shares[0.99][0] >= 0.7 and shares[0.99][1] <= 0.3, shares
+    assert shares[0.7][0] <= 0.1 and shares[0.7][1] >= 0.85, shares
 
 
 def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encoder_settings):
@@ -117,3 +139,32 @@ def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encode
     # that the fine-tuned encoder weights travel in model.pt
     reloaded = ws.load_model(tmp_path / "model.pt")
     assert torch.equal(predict(reloaded, dev.ids).logits, expected)
+
+
+def test_shuffle_sentences_permutes_real_sentences_and_keeps_padding_last():
+    from icda.model import PAD
+    from icda.train import shuffle_sentences
+
+    ids = torch.tensor([[5, 6, 7, 8, PAD, PAD], [1, 2, 3, 4, 9, 10], [11, PAD, PAD, PAD, PAD, PAD]])
+    gen = torch.Generator().manual_seed(0)
+    seen = set()
+    for _ in range(20):
+        out = shuffle_sentences(ids, gen)
+        for row, new in zip(ids, out):
+            assert sorted(new.tolist()) == sorted(row.tolist())
+            n = int((row >= 0).sum())
+            assert (new[n:] == PAD).all() and (new[:n] >= 0).all()
+        seen.add(tuple(out[0, :4].tolist()))
+    assert len(seen) > 5  # the order really changes
+
+
+def test_trimming_empty_columns_does_not_change_predictions():
+    from icda.model import PAD
+    from icda.train import trim
+
+    vectors, ids, labels = _toy()
+    model, _ = _fit(0, vectors, ids, labels)
+    padded = torch.cat([ids, torch.full((len(ids), 4), PAD)], dim=1)
+    assert trim(padded).shape == ids.shape
+    assert predict(model, padded).selected == predict(model, ids).selected
+    assert torch.allclose(predict(model, padded).logits, predict(model, ids).logits, atol=1e-5)

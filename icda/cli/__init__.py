@@ -16,7 +16,7 @@ from icda.errors import IcdaError
 #: sub-command modules, in the order ``--help`` lists them
 COMMANDS = [
     "prepare", "download", "embed", "train", "evaluate",
-    "select", "pools", "augment", "converge", "finalize", "report", "theory",
+    "select", "pools", "augment", "converge", "finalize", "report", "theory", "sweep",
 ]
 
 

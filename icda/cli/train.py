@@ -54,11 +54,15 @@ def run(args: argparse.Namespace) -> None:
         aug_dev = ws.encode(read_documents(args.augmented / "augmented" / "dev.jsonl"),
                             str(args.augmented / "augmented" / "dev.jsonl"))
         dev_ids, dev_labels = aug_dev.ids, aug_dev.labels
+        dev_rationale = None
 
         def train_data(epoch: int):
             return augmented_tensors(train, plan, np.random.default_rng([args.seed, epoch]))
     else:
         dev_ids, dev_labels = dev.ids, dev.labels
+        dev_rationale = [d.rationale for d in dev.documents]
+        if all(r is None for r in dev_rationale):
+            dev_rationale = None
 
         def train_data(epoch: int):
             return train.ids, train.labels
@@ -66,7 +70,8 @@ def run(args: argparse.Namespace) -> None:
     log.info("training seed %d on %d documents/epoch (%s), dev %d, device %s",
              args.seed, 2 * len(plan.kept) if args.augmented else len(train),
              "augmented" if args.augmented else "original", len(dev_ids), ws.device)
-    result = train_model(model, train_data, dev_ids, dev_labels, ws.settings.train, args.seed, ws.device)
+    result = train_model(model, train_data, dev_ids, dev_labels, ws.settings.train, args.seed, ws.device,
+                         dev_rationale)
     model.load_state_dict(result.state_dict)
     rationales = {}
     for name, split in (("train", train), ("dev", dev)):

@@ -9,7 +9,8 @@ in :data:`SPEC_DEFAULTS`:
   ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
   connectivity trains on a split of its dev file when the train file is unavailable).
 * ``format`` (train/dev: ``"icda"`` or ``"jsonl"``), ``test_format`` (``"icda"``, ``"hotel"`` or
-  ``"jsonl"``), ``keywords`` (ground-truth keyword rule for icda/jsonl test files), ``ratings``
+  ``"jsonl"``), ``keywords`` (ground-truth keyword rule for icda/jsonl files, applied to every split: test
+  precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
   (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
   ``spacy_model`` (for JSONL ``"text"`` records).
 * ``url`` (base URL: a file is fetched from ``url + relative path``), ``public``, ``how_to_get``
@@ -316,7 +317,7 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
             continue
         path = data_dir / spec[split]
         fmt = spec["test_format"] if split == "test" else spec["format"]
-        keywords = spec["keywords"] if split == "test" else None
+        keywords = spec["keywords"]  # a rule: every split gets it (dev precision for tuning)
         if fmt == "icda":
             out[split] = read_icda(path, keywords=keywords, ratings=spec["ratings"], id_prefix=split)
         elif fmt == "hotel":

@@ -14,6 +14,13 @@ Each aspect sentence is drawn uniformly from a bank of phrasings × aspect nouns
 its polarity (:data:`SENTENCE_BANK`), so a sentence encoder sees lexical variety; documents also
 hold neutral filler sentences, and the sentence order is shuffled so that the position of the
 target varies.
+
+The shortcuts real reviews have are options: an overall-verdict sentence (:data:`VERDICT_BANK`,
+no aspect noun) at the start, the end or either, whose sentiment agrees with the label with
+probability ``p_verdict`` (a positional shortcut: the verdict sits where real reviews put it),
+and documents of ``min_sentences`` to ``max_sentences`` sentences. By the paper's binary theory
+MMI selects the most informative sentence: the verdict once ``p_verdict > p_x1``, the target
+aspect below that.
 """
 
 from __future__ import annotations
@@ -104,6 +111,21 @@ FILLER: tuple[str, ...] = (
 )
 
 
+#: overall verdicts, by polarity: no aspect noun, so never a ground-truth rationale
+VERDICTS: dict[int, tuple[str, ...]] = {
+    1: tuple(f"{frame} {adj}" for frame, adj in product(
+        ("Overall, it was", "All in all, it was", "In short, it was", "To sum up, it was"),
+        ("a great evening.", "a wonderful experience.", "a visit worth repeating.",
+         "one of our best nights out.", "well worth it."))),
+    0: tuple(f"{frame} {adj}" for frame, adj in product(
+        ("Overall, it was", "All in all, it was", "In short, it was", "To sum up, it was"),
+        ("a disappointing evening.", "a miserable experience.", "a visit not worth repeating.",
+         "one of our worst nights out.", "not worth it."))),
+}
+
+VERDICT_POSITIONS = ("start", "end", "either")
+
+
 def _bank() -> dict[tuple[str, int], tuple[str, ...]]:
     bank = {}
     for aspect, (nouns, positive, negative) in ASPECTS.items():
@@ -129,6 +151,10 @@ def generate_synthetic(
     p_x2: float = 0.85,
     n_aspects: int = 5,
     seed: int = 0,
+    verdict: str | None = None,
+    p_verdict: float = 0.8,
+    min_sentences: int = MIN_SENTENCES,
+    max_sentences: int = MAX_SENTENCES,
 ) -> dict[str, list[Document]]:
     """Generate the synthetic dataset (module docstring: the paper's binary example as text).
 
@@ -139,9 +165,14 @@ def generate_synthetic(
         p_x2: the same for the spurious aspect (X2, ``service``); the paper's p(Y1|X2) = 0.85.
         n_aspects: aspects per document, the first ``n_aspects`` of :data:`ASPECTS` (2 to 8);
             every document has one sentence per aspect plus neutral filler sentences, for
-            ``max(5, n_aspects)`` to ``max(9, n_aspects)`` sentences in shuffled order.
+            ``max(min_sentences, n_aspects)`` to ``max(max_sentences, n_aspects)`` sentences in
+            shuffled order (plus the verdict, if any).
         seed: the random seed; each split draws from its own stream, so a split does not change
             when the sizes of the others do.
+        verdict: None (no verdict sentence), or where an overall verdict goes: ``"start"``,
+            ``"end"`` or ``"either"`` (each document picks one of the two at random).
+        p_verdict: probability that the verdict's sentiment is the label's.
+        min_sentences, max_sentences: the range of aspect + filler sentences per document.
 
     Returns:
         ``{"train": [...], "dev": [...], "test": [...]}``; ids ``"<split>-<i>"``; labels 0/1,
@@ -150,13 +181,17 @@ def generate_synthetic(
         trains on it; train/dev carry it for diagnostics).
 
     Raises:
-        ValueError: a size is negative, a probability is outside [0, 1], or ``n_aspects`` is not
-            in 2..8.
+        ValueError: a size is negative, a probability is outside [0, 1], ``n_aspects`` is not
+            in 2..8, ``verdict`` is unknown, or the sentence range is empty.
     """
     for name, n in (("n_train", n_train), ("n_dev", n_dev), ("n_test", n_test)):
         if n < 0:
             raise ValueError(f"{name} must be >= 0, got {n}")
-    for name, p in (("p_x1", p_x1), ("p_x2", p_x2)):
+    if verdict is not None and verdict not in VERDICT_POSITIONS:
+        raise ValueError(f"verdict must be one of {VERDICT_POSITIONS} or None, got {verdict!r}")
+    if not 1 <= min_sentences <= max_sentences:
+        raise ValueError(f"need 1 <= min_sentences <= max_sentences, got {min_sentences}, {max_sentences}")
+    for name, p in (("p_x1", p_x1), ("p_x2", p_x2), ("p_verdict", p_verdict)):
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"{name} must be in [0, 1], got {p}")
     if not 2 <= n_aspects <= len(ASPECTS):
@@ -167,14 +202,18 @@ def generate_synthetic(
         rng = random.Random(f"icda-synthetic:{seed}:{split}")
         labels = [i % 2 for i in range(n)]
         rng.shuffle(labels)
-        out[split] = [_review(rng, f"{split}-{i}", y, aspects, p_x1, p_x2) for i, y in enumerate(labels)]
+        out[split] = [
+            _review(rng, f"{split}-{i}", y, aspects, p_x1, p_x2, verdict, p_verdict, min_sentences, max_sentences)
+            for i, y in enumerate(labels)
+        ]
     return out
 
 
 def _review(
-    rng: random.Random, doc_id: str, label: int, aspects: list[str], p_x1: float, p_x2: float
+    rng: random.Random, doc_id: str, label: int, aspects: list[str], p_x1: float, p_x2: float,
+    verdict: str | None, p_verdict: float, min_sentences: int, max_sentences: int,
 ) -> Document:
-    n_filler = rng.randint(max(0, MIN_SENTENCES - len(aspects)), max(0, MAX_SENTENCES - len(aspects)))
+    n_filler = rng.randint(max(0, min_sentences - len(aspects)), max(0, max_sentences - len(aspects)))
     sentences = []  # (is_target, text)
     for k, aspect in enumerate(aspects):
         if k == 0:
@@ -186,5 +225,9 @@ def _review(
         sentences.append((k == 0, rng.choice(SENTENCE_BANK[aspect, polarity])))
     sentences.extend((False, s) for s in rng.sample(FILLER, n_filler))
     rng.shuffle(sentences)
+    if verdict is not None:
+        polarity = label if rng.random() < p_verdict else 1 - label
+        where = verdict if verdict != "either" else rng.choice(("start", "end"))
+        sentences.insert(0 if where == "start" else len(sentences), (False, rng.choice(VERDICTS[polarity])))
     target = frozenset(i for i, (is_target, _) in enumerate(sentences) if is_target)
     return Document(doc_id, label, tuple(s for _, s in sentences), target)

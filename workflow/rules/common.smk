@@ -14,6 +14,8 @@ wildcard_constraints:
     k=r"\d+",
     cand=r"seed\d+|warm",
     comp=r"lambda[0-9.]+_seed\d+",
+    point=r"[A-Za-z0-9_\-]+",
+    seed=r"\d+",
 
 
 def embeddings(wildcards):

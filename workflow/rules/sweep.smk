@@ -1,0 +1,136 @@
+# Dev-only tuning (`snakemake sweep --configfile config/offline.yaml config/sweep.yaml`): MMI per
+# sweep point, dataset and seed, evaluated on dev; table, plot and choice in results/sweep/.
+
+SWEEP_DATASETS = icda_workflow.sweep_datasets(config, AVAILABLE) if config["sweep"]["points"] else []
+
+
+def get_sweep_embeddings(wc):
+    """The dataset's cache, or the point's own when the point changes the encoder."""
+    if icda_workflow.finetune(config, wc.dataset):
+        return []
+    if icda_workflow.sweep_changes_encoder(config, wc.point):
+        return f"results/sweep/{wc.point}/{wc.dataset}/embeddings.pt"
+    return f"results/{wc.dataset}/embeddings.pt"
+
+
+def get_sweep_evals(wildcards):
+    return expand(
+        "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
+        point=config["sweep"]["points"], dataset=SWEEP_DATASETS, seed=config["sweep"]["seeds"],
+    )
+
+
+rule sweep:
+    input:
+        "results/sweep/sweep.md",
+    localrule: True
+
+
+rule sweep_points:
+    output:
+        "results/sweep/points.json",
+    params:
+        points=config["sweep"]["points"],
+    log:
+        "results/logs/sweep/points.log",
+    localrule: True
+    run:
+        icda_workflow.write_params(params.points, output[0], log[0])
+
+
+rule sweep_settings:
+    output:
+        "results/sweep/{point}/{dataset}/settings.json",
+    params:
+        settings=lambda wc: icda_workflow.sweep_settings(config, wc.dataset, wc.point),
+    log:
+        "results/logs/sweep/{point}/{dataset}/settings.log",
+    localrule: True
+    run:
+        icda_workflow.write_params(params.settings, output[0], log[0])
+
+
+rule sweep_embed:
+    input:
+        settings="results/sweep/{point}/{dataset}/settings.json",
+        data="results/{dataset}/data/stats.json",
+    output:
+        "results/sweep/{point}/{dataset}/embeddings.pt",
+    params:
+        data=lambda wc, input: os.path.dirname(input.data),
+        cache=config["embedding_cache"],
+    threads: 2
+    log:
+        "results/logs/sweep/{point}/{dataset}/embed.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda embed --settings {input.settings:q} --data-dir {params.data:q}"
+        " --out {output:q} --cache-dir {params.cache:q} > {log:q} 2>&1"
+
+
+rule sweep_train:
+    input:
+        settings="results/sweep/{point}/{dataset}/settings.json",
+        data="results/{dataset}/data/stats.json",
+        embeddings=get_sweep_embeddings,
+    output:
+        model="results/sweep/{point}/{dataset}/seed{seed}/model.pt",
+        rationales="results/sweep/{point}/{dataset}/seed{seed}/rationales.json",
+        history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
+    params:
+        data=lambda wc, input: os.path.dirname(input.data),
+        embeddings=lambda wc, input: f"--embeddings {input.embeddings}" if input.embeddings else "",
+        out=lambda wc, output: os.path.dirname(output.model),
+    threads: config["train_threads"]
+    resources:
+        gpu=lambda wc: int(icda_workflow.finetune(config, wc.dataset)),
+    log:
+        "results/logs/sweep/{point}/{dataset}/seed{seed}.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda train --settings {input.settings:q} --data-dir {params.data:q} {params.embeddings}"
+        " --seed {wildcards.seed} --threads {threads} --out-dir {params.out:q} > {log:q} 2>&1"
+
+
+rule sweep_evaluate:
+    input:
+        unpack(lambda wc: {"embeddings": get_sweep_embeddings(wc)}),
+        settings="results/sweep/{point}/{dataset}/settings.json",
+        data="results/{dataset}/data/stats.json",
+        model="results/sweep/{point}/{dataset}/seed{seed}/model.pt",
+        history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
+    output:
+        "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
+    params:
+        data=lambda wc, input: os.path.dirname(input.data),
+        embeddings=lambda wc, input: f"--embeddings {input.embeddings}" if input.embeddings else "",
+    log:
+        "results/logs/sweep/{point}/{dataset}/seed{seed}.evaluate.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda evaluate --settings {input.settings:q} --data-dir {params.data:q} {params.embeddings}"
+        " --model {input.model:q} --split dev --out {output:q} --label point={wildcards.point}"
+        " --label dataset={wildcards.dataset} --label seed={wildcards.seed} > {log:q} 2>&1"
+
+
+rule sweep_table:
+    input:
+        evals=get_sweep_evals,
+        points="results/sweep/points.json",
+    output:
+        table=report("results/sweep/sweep.md", caption="../report/sweep.rst", category="Tuning (dev only)"),
+        csv="results/sweep/sweep.csv",
+        plot=report("results/sweep/sweep.png", caption="../report/sweep.rst", category="Tuning (dev only)"),
+        chosen="results/sweep/chosen.json",
+    params:
+        out=lambda wc, output: os.path.dirname(output.table),
+    log:
+        "results/logs/sweep/table.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda sweep --evals {input.evals:q} --points {input.points:q} --out-dir {params.out:q}"
+        " > {log:q} 2>&1"
