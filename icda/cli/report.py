@@ -9,8 +9,7 @@ Examples::
     python -m icda report viewer --dataset restaurant --test results/restaurant/data/test.jsonl \
         --evals results/restaurant/run*/iter*/eval.json \
         --augmented results/restaurant/icda_dataset.jsonl --out results/restaurant/rationales.html
-    python -m icda report compute --benchmarks results/benchmarks/*/*.tsv \
-        results/benchmarks/*/run*/*/*.tsv --out-dir results/tables
+    python -m icda report compute --summaries results/*/run*/summary.json --out-dir results/tables
 
 Table groups come from ``--groups`` (JSON: ``{"table1_real": ["appearance", ...], ...}``), or
 from the ``report: groups:`` mapping of a workflow config (``--config``), or default to
@@ -82,11 +81,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     compute = sub.add_parser(
         "compute", help="compute cost (time, memory) per dataset and method from benchmark files",
-        description="Write compute_jobs.csv, compute.csv and compute.md from the Snakemake "
-                    "benchmark files of the embed, train and train_comp jobs.")
-    compute.add_argument("--benchmarks", nargs="+", required=True, type=Path, metavar="TSV",
-                         help="results/benchmarks/<dataset>/{embed,run<r>/iter<k>/<cand>,"
-                              "run<r>/comp/<cand>}.tsv")
+        description="Write compute_jobs.csv, compute.csv and compute.md: the embed, train and "
+                    "train_comp jobs behind the given run summaries, with the numbers of their "
+                    "Snakemake benchmark files (results/benchmarks/...).")
+    compute.add_argument("--results", type=Path, default=Path("results"),
+                         help="the results folder (default: results)")
+    compute.add_argument("--summaries", nargs="+", required=True, type=Path, metavar="JSON",
+                         help="<results>/<dataset>/run<r>/summary.json of every run")
     compute.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
     compute.set_defaults(func=run)
 
@@ -184,7 +185,7 @@ def run_viewer(args: argparse.Namespace) -> int:
 def run_compute(args: argparse.Namespace) -> int:
     from icda.report.compute import write_compute
 
-    write_compute(args.benchmarks, args.out_dir)
+    write_compute(args.results, args.summaries, args.out_dir)
     return 0
 
 

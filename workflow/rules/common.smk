@@ -72,21 +72,6 @@ def dataset_evaluations(wildcards):
     return [path for run in RUNS for path in iteration_files(wildcards.dataset, run, "eval.json")]
 
 
-def all_benchmarks(wildcards):
-    """The benchmark file of every embed, train and train_comp job (walks the checkpoints)."""
-    paths = []
-    for dataset in AVAILABLE:
-        if not icda_workflow.finetune(config, dataset):
-            paths.append(f"results/benchmarks/{dataset}/embed.tsv")
-        for run in RUNS:
-            for k in range(last_iteration(dataset, run) + 1):
-                paths += [f"results/benchmarks/{dataset}/run{run}/iter{k}/{cand}.tsv"
-                          for cand in icda_workflow.candidates(config, run, k)]
-            paths += [f"results/benchmarks/{dataset}/run{run}/comp/{comp}.tsv"
-                      for comp in icda_workflow.comp_candidates(config, run)]
-    return paths
-
-
 def final_iterations(wildcards):
     """Per run of a dataset, its last iteration's augmented training set."""
     return {
