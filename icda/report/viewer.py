@@ -44,8 +44,9 @@ PAGE_SIZE = 25
 #: counterfactual examples embedded in the page (the first ones of icda_dataset.jsonl)
 MAX_COUNTERFACTUALS = 2000
 
-_FIX_EVAL = ("delete it and re-run its evaluate step (snakemake re-creates it); eval.json files "
-             "written before the viewer existed lack per-document selections")
+_FIX_EVAL = ("eval.json files written before the viewer existed lack per-document selections: "
+             "re-run the evaluations with `snakemake --forcerun evaluate evaluate_comp` (no "
+             "model is retrained), or delete this file and re-run its evaluate step")
 
 
 @dataclass(frozen=True)
