@@ -189,6 +189,14 @@ const result = {
   truth: shown.map(a => [...a.querySelectorAll("li.truth")].map(li => Number(li.dataset.index))),
   pager: document.querySelector(".pager").textContent,
 };
+document.getElementById("tab-counterfactuals").click();
+const pairs = [...document.querySelectorAll("#counterfactual-list article.pair")];
+result.documentsHidden = document.getElementById("documents").hidden;
+result.pairs = pairs.map(a => ({
+  source: a.dataset.source,
+  title: a.querySelector("h3").textContent,
+  swapped: [...a.querySelectorAll("li.swapped")].map(li => [Number(li.dataset.index), li.textContent]),
+}));
 const out = document.createElement("pre");
 out.id = "test-result";
 out.textContent = JSON.stringify(result);
@@ -204,7 +212,7 @@ def _browser() -> str | None:
 @pytest.mark.skipif(_browser() is None,
                     reason="no Chromium/Chrome on PATH (Debian: apt-get install -y chromium); "
                            "the browser test of the rationale viewer needs one")
-def test_browser_renders_page_and_filter_click_shows_only_fixed_documents(toy, tmp_path):
+def test_browser_filter_click_shows_only_fixed_documents_and_tab_shows_counterfactuals(toy, tmp_path):
     page = tmp_path / "driven.html"
     page.write_text(toy["out"].read_text(encoding="utf-8").replace("</body>", _CLICK + "</body>"),
                     encoding="utf-8")
@@ -222,3 +230,8 @@ def test_browser_renders_page_and_filter_click_shows_only_fixed_documents(toy, t
     assert result["icda"] == [[_icda(i)] for i in fixed][:PAGE_SIZE]
     assert result["truth"] == [[_truth(i)] for i in fixed][:PAGE_SIZE]
     assert f"of {len(fixed)}" in result["pager"]
+    # the counterfactual tab: the original beside its counterfactual, swapped sentence marked
+    assert result["documentsHidden"] is True
+    pair, = result["pairs"]
+    assert pair["source"] == "train-1" and "train-1" in pair["title"] and "1 → 0" in pair["title"]
+    assert pair["swapped"] == [[0, "good food"], [0, "bad foodfrom train-7, sentence 2"]]
