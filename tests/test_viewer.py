@@ -68,9 +68,9 @@ def toy(tmp_path: Path) -> dict:
         _eval(tmp_path / "run2/iter1/eval.json", 2, 1, ids, [[0]] * N_DOCS),
     ]
     augmented = tmp_path / "icda_dataset.jsonl"
-    records = [{"id": "train-1", "label": 1, "sentences": ["good food", "</script> loud"],
+    records = [{"id": "train-1", "label": 1, "sentences": ["good food", "</script> <!-- loud"],
                 "counterfactual": False, "source": "train-1", "swapped": [], "inserted_from": []},
-               {"id": "train-1-cf", "label": 0, "sentences": ["bad food", "</script> loud"],
+               {"id": "train-1-cf", "label": 0, "sentences": ["bad food", "</script> <!-- loud"],
                 "counterfactual": True, "source": "train-1", "swapped": [0],
                 "inserted_from": [["train-7", 2]]}]
     augmented.write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -134,8 +134,9 @@ def test_page_parses_and_embeds_every_document_with_its_selections(toy):
     pair, = data["counterfactuals"]
     assert pair["source"] == "train-1" and pair["swapped"] == [0]
     assert pair["original"][0] == "good food" and pair["counterfactual"][0] == "bad food"
-    # text that would end the <script> element is escaped in the page
-    assert "</script> loud" not in toy["out"].read_text()
+    # text that would end the <script> element or open a comment is escaped in the page
+    page = toy["out"].read_text()
+    assert "</script> <!-- loud" not in page and pair["original"][1] == "</script> <!-- loud"
 
 
 def test_outcome_rules():

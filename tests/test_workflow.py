@@ -88,9 +88,13 @@ def test_tiny_end_to_end_run(tmp_path):
     assert [d["id"] for d in data["documents"]] == test_ids
     run, = data["runs"]
     last = summary["iterations"] - 1
+    truth = [set(json.loads(line)["rationale"]) for line in (results / "synthetic/data/test.jsonl").open()]
     for key, k in (("mmi", 0), ("icda", last)):
         evaluation = json.loads((results / f"synthetic/run1/iter{k}/eval.json").read_text())
         assert run[key] == evaluation["documents"]["selected"]
+        # the per-document selections are the ones behind the reported precision
+        hits = sum(len(set(sel) & t) for sel, t in zip(run[key], truth))
+        assert hits / sum(len(sel) for sel in run[key]) == pytest.approx(evaluation["precision"])
     assert len(data["counterfactuals"]) == len(counterfactuals)
     compute = (results / "tables/compute.md").read_text()
     assert "| synthetic | ICDA" in compute and "| synthetic | MMI" in compute

@@ -179,9 +179,9 @@ def viewer_data(dataset: str, documents: list[Document], runs: list[RunSelection
 
 
 def _script_json(data: dict) -> str:
-    """JSON safe inside ``<script>``: no ``</`` (ends the element) and no HTML comment openers."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    """JSON safe inside ``<script>``: every ``<`` (it can only occur in strings) as ``\\u003c``,
+    so no text can end the element (``</script>``) or open an HTML comment (``<!--``)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def render_viewer(data: dict) -> str:
