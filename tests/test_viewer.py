@@ -21,8 +21,9 @@ from icda.data.document import Document, write_documents
 from icda.errors import DataError
 from icda.report.viewer import PAGE_SIZE, outcome, write_viewer
 
-# 60 test documents of 4 sentences; ground truth: sentence (i % 4). MMI selects sentence 0 for
-# all; ICDA selects the ground truth except on every 10th document, where it selects 3 - truth.
+# 60 test documents of 5 sentences, of which the model sees 4; ground truth: sentence (i % 4).
+# MMI selects sentence 0 for all; ICDA selects the ground truth except on every 10th document,
+# where it selects 3 - truth.
 N_DOCS = 60
 
 
@@ -54,7 +55,7 @@ def _eval(path: Path, run: int, iteration: int, ids: list[str], selected: list[l
 
 @pytest.fixture
 def toy(tmp_path: Path) -> dict:
-    docs = [Document(f"test-{i}", i % 2, tuple(f"doc {i} sentence {k} <b>&amp;</b>" for k in range(4)),
+    docs = [Document(f"test-{i}", i % 2, tuple(f"doc {i} sentence {k} <b>&amp;</b>" for k in range(5)),
                      frozenset({_truth(i)})) for i in range(N_DOCS)]
     test = tmp_path / "data/test.jsonl"
     write_documents(docs, test)
@@ -75,7 +76,7 @@ def toy(tmp_path: Path) -> dict:
                 "inserted_from": [["train-7", 2]]}]
     augmented.write_text("".join(json.dumps(r) + "\n" for r in records))
     out = tmp_path / "rationales.html"
-    data = write_viewer("toy", test, evals, augmented, out)
+    data = write_viewer("toy", test, evals, augmented, out, max_sentences=4)
     return {"docs": docs, "evals": evals, "out": out, "data": data, "test": test,
             "augmented": augmented, "tmp": tmp_path}
 
@@ -123,6 +124,7 @@ def test_page_parses_and_embeds_every_document_with_its_selections(toy):
     assert [d["id"] for d in data["documents"]] == [d.id for d in toy["docs"]]
     assert all(d["sentences"][0].endswith("<b>&amp;</b>") for d in data["documents"])
     assert [d["truth"] for d in data["documents"]] == [[_truth(i)] for i in range(N_DOCS)]
+    assert data["max_sentences"] == 4
     run1, run2 = data["runs"]
     for run, mmi_file, icda_file in ((run1, 0, 2), (run2, 3, 4)):
         mmi = json.loads(toy["evals"][mmi_file].read_text())["documents"]["selected"]
@@ -151,10 +153,13 @@ def test_outcome_rules():
 
 def test_cli_writes_the_page(toy, tmp_path):
     out = tmp_path / "cli/rationales.html"
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"encoder": {"max_sentences": 3}}))
     assert main(["report", "viewer", "--dataset", "toy", "--test", str(toy["test"]),
-                 "--evals", *map(str, toy["evals"]), "--augmented", str(toy["augmented"]),
-                 "--out", str(out)]) == 0
-    assert json.loads(_parse(out).json_text)["dataset"] == "toy"
+                 "--settings", str(settings), "--evals", *map(str, toy["evals"]),
+                 "--augmented", str(toy["augmented"]), "--out", str(out)]) == 0
+    data = json.loads(_parse(out).json_text)
+    assert data["dataset"] == "toy" and data["max_sentences"] == 3
 
 
 def test_eval_without_per_document_selections_is_named(toy, tmp_path):
@@ -188,6 +193,7 @@ const result = {
   icda: shown.map(a => [...a.querySelectorAll("li.icda")].map(li => Number(li.dataset.index))),
   mmi: shown.map(a => [...a.querySelectorAll("li.mmi")].map(li => Number(li.dataset.index))),
   truth: shown.map(a => [...a.querySelectorAll("li.truth")].map(li => Number(li.dataset.index))),
+  unseen: shown.map(a => [...a.querySelectorAll("li.unseen")].map(li => Number(li.dataset.index))),
   pager: document.querySelector(".pager").textContent,
 };
 document.getElementById("tab-counterfactuals").click();
@@ -230,6 +236,7 @@ def test_browser_filter_click_shows_only_fixed_documents_and_tab_shows_counterfa
     assert result["mmi"] == [[0]] * len(result["ids"])
     assert result["icda"] == [[_icda(i)] for i in fixed][:PAGE_SIZE]
     assert result["truth"] == [[_truth(i)] for i in fixed][:PAGE_SIZE]
+    assert result["unseen"] == [[4]] * len(result["ids"])  # beyond max_sentences
     assert f"of {len(fixed)}" in result["pager"]
     # the counterfactual tab: the original beside its counterfactual, swapped sentence marked
     assert result["documentsHidden"] is True

@@ -76,6 +76,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="eval.json of every iteration of every run (COMP files are ignored)")
     viewer.add_argument("--augmented", type=Path, metavar="JSONL",
                         help="icda_dataset.jsonl, for the counterfactual examples")
+    viewer.add_argument("--settings", type=Path, metavar="JSON",
+                        help="the dataset's settings.json: sentences beyond its "
+                             "encoder.max_sentences (never seen by the model) are greyed out")
     viewer.add_argument("--out", required=True, type=Path, help="e.g. results/<dataset>/rationales.html")
     viewer.set_defaults(func=run)
 
@@ -177,8 +180,10 @@ def run_plots(args: argparse.Namespace) -> int:
 
 def run_viewer(args: argparse.Namespace) -> int:
     from icda.report.viewer import write_viewer
+    from icda.settings import Settings
 
-    write_viewer(args.dataset, args.test, args.evals, args.augmented, args.out)
+    max_sentences = None if args.settings is None else Settings.load(args.settings).encoder.max_sentences
+    write_viewer(args.dataset, args.test, args.evals, args.augmented, args.out, max_sentences)
     return 0
 
 

@@ -158,11 +158,14 @@ def counterfactual_pairs(path: str | Path, limit: int = MAX_COUNTERFACTUALS) -> 
 
 
 def viewer_data(dataset: str, documents: list[Document], runs: list[RunSelections],
-                pairs: list[dict], n_counterfactuals: int) -> dict[str, Any]:
-    """The JSON the page embeds (its script reads nothing else)."""
+                pairs: list[dict], n_counterfactuals: int,
+                max_sentences: int | None = None) -> dict[str, Any]:
+    """The JSON the page embeds (its script reads nothing else). ``max_sentences``: the
+    sentences per document the model saw (the page greys out the others)."""
     return {
         "dataset": dataset,
         "page_size": PAGE_SIZE,
+        "max_sentences": max_sentences,
         "outcomes": OUTCOMES,
         "documents": [{"id": d.id, "label": d.label, "sentences": list(d.sentences),
                        "truth": None if d.rationale is None else sorted(d.rationale)}
@@ -192,7 +195,8 @@ def render_viewer(data: dict) -> str:
 
 
 def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str | Path],
-                 augmented_path: str | Path | None, out: str | Path) -> dict:
+                 augmented_path: str | Path | None, out: str | Path,
+                 max_sentences: int | None = None) -> dict:
     """Build ``rationales.html`` for one dataset and write it atomically.
 
     Args:
@@ -202,6 +206,8 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
             files are ignored).
         augmented_path: ``icda_dataset.jsonl`` for the counterfactual examples, or None.
         out: the HTML file.
+        max_sentences: sentences per document the model saw (``encoder.max_sentences``); later
+            sentences are shown greyed out. None: no limit shown.
 
     Returns:
         The embedded data (for tests and logging).
@@ -209,7 +215,7 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
     documents = read_documents(test_path)
     runs = run_selections(eval_paths, [d.id for d in documents])
     pairs, total = counterfactual_pairs(augmented_path) if augmented_path else ([], 0)
-    data = viewer_data(dataset, documents, runs, pairs, total)
+    data = viewer_data(dataset, documents, runs, pairs, total, max_sentences)
     with atomic_write(out) as fh:
         fh.write(render_viewer(data))
     log.info("%s: %d documents, %d runs, %d of %d counterfactuals -> %s", dataset,

@@ -36,6 +36,7 @@ rule rationale_viewer:
     counterfactual examples (icda/report/viewer.py)."""
     input:
         test="results/{dataset}/data/test.jsonl",
+        settings="results/{dataset}/settings.json",
         evals=dataset_evaluations,
         augmented="results/{dataset}/icda_dataset.jsonl",
     output:
@@ -47,7 +48,7 @@ rule rationale_viewer:
         "../../environment.yml"
     shell:
         "python -m icda report viewer --dataset {wildcards.dataset} --test {input.test}"
-        " --evals {input.evals} --augmented {input.augmented} --out {output} > {log} 2>&1"
+        " --settings {input.settings} --evals {input.evals} --augmented {input.augmented} --out {output} > {log} 2>&1"
 
 
 rule compute_cost:
