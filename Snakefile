@@ -8,7 +8,7 @@ import os
 
 from snakemake.utils import min_version, validate
 
-min_version("9.0")
+min_version("9.19")  # profiles/*/profile.yaml is read from Snakemake 9.19 on
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
@@ -40,6 +40,8 @@ rule all:
         run_summaries(),
         expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
         "results/tables/summary.md",
+        "results/tables/compute.md",
         "results/plots/alpha_all.png",
         expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
+        expand("results/{dataset}/rationales.html", dataset=AVAILABLE),
         "results/theory/summary.json",

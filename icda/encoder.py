@@ -1,6 +1,6 @@
 """The token-level sentence encoder: settings, tokenisation with head+tail truncation, pooling.
 
-Paper "Implementation" / "Network" appendix (DESIGN.md "Model", step 1): a BERT-style
+Paper "Implementation" / "Network" appendix (docs/algorithm.md, step 2.1): a BERT-style
 ``transformers.AutoModel`` encodes each sentence of a document separately into one vector h_i,
 by the [CLS] state of the last layer (the paper) or by the mean of its token states (what
 sentence-transformers does for all-MiniLM-L6-v2). A sentence is cut to at most ``max_tokens``

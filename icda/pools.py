@@ -1,5 +1,5 @@
 """Kept originals and rationale pools for counterfactual generation (paper "Implementation",
-"Settings"; DESIGN.md "ICDA loop").
+"Settings"; docs/algorithm.md, step 4.2).
 
 From the selected model's predictions on a split of N original documents: prediction error
 e = |P(y=1) − y|; a document is correct when e <= 0.5. Per class the m correct documents with the

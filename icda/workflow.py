@@ -59,6 +59,15 @@ def finetune(config: dict, name: str) -> bool:
     return bool(dataset_settings(config, name)["model"].get("finetune", False))
 
 
+def gpus(config: dict, name: str) -> int:
+    """GPUs a dataset's embed/train jobs request (the ``gpu`` resource that
+    snakemake-executor-plugin-slurm turns into a SLURM GPU request): 1 when the encoder is
+    fine-tuned (``model.finetune``) or the device is set to ``cuda``, else 0 (with
+    ``device: auto`` a job uses a GPU only where one happens to be present)."""
+    settings = dataset_settings(config, name)
+    return int(bool(settings["model"].get("finetune", False)) or settings["device"] == "cuda")
+
+
 def run_seeds(config: dict, run: int | str) -> list[int]:
     """The seed triple of run ``run`` (1-based)."""
     runs = config["runs"]

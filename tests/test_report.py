@@ -129,6 +129,7 @@ def test_write_tables(evals, tmp_path):
 
     summary = (out / "summary.md").read_text()
     assert "75.0 ± 18.0" in summary and f"- appearance: {reason}" in summary
+    assert summary.count(reason) == 1 and "Not available" not in summary  # listed once, at the end
     long = pd.read_csv(out / "all_results.csv")
     # 14 files; run 2's and connect's iteration 1 are both CDA and ICDA
     assert len(long) == len(df) == 16

@@ -79,5 +79,25 @@ def test_tiny_end_to_end_run(tmp_path):
         changed = [i for i, (a, b) in enumerate(zip(cf["sentences"], source["sentences"])) if a != b]
         assert set(changed) <= set(cf["swapped"])
 
+    # the rationale viewer holds every test document and the selections of eval.json
+    page = (results / "synthetic/rationales.html").read_text(encoding="utf-8")
+    assert "http://" not in page and "https://" not in page  # self-contained: no network
+    start = page.index('<script type="application/json" id="viewer-data">')
+    data = json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])
+    test_ids = [json.loads(line)["id"] for line in (results / "synthetic/data/test.jsonl").open()]
+    assert [d["id"] for d in data["documents"]] == test_ids
+    run, = data["runs"]
+    last = summary["iterations"] - 1
+    truth = [set(json.loads(line)["rationale"]) for line in (results / "synthetic/data/test.jsonl").open()]
+    for key, k in (("mmi", 0), ("icda", last)):
+        evaluation = json.loads((results / f"synthetic/run1/iter{k}/eval.json").read_text())
+        assert run[key] == evaluation["documents"]["selected"]
+        # the per-document selections are the ones behind the reported precision
+        hits = sum(len(set(sel) & t) for sel, t in zip(run[key], truth))
+        assert hits / sum(len(sel) for sel in run[key]) == pytest.approx(evaluation["precision"])
+    assert len(data["counterfactuals"]) == len(counterfactuals)
+    compute = (results / "tables/compute.md").read_text()
+    assert "| synthetic | ICDA" in compute and "| synthetic | MMI" in compute
+
     again = snakemake(*args, "-n")
     assert "Nothing to be done" in again.stdout + again.stderr

@@ -56,3 +56,12 @@ def test_candidates_and_comp_grid(tmp_path):
         "lambda0.5_seed42", "lambda0.5_seed43", "lambda1.0_seed42", "lambda1.0_seed43"]
     with pytest.raises(ConfigError, match="run 3"):
         workflow.run_seeds(config, 3)
+
+
+def test_gpu_requested_when_finetuning_or_device_is_cuda(tmp_path):
+    config = _config(tmp_path)
+    assert workflow.gpus(config, "present") == 0  # frozen encoder, device auto
+    config["overrides"]["present"]["model"] = {"finetune": True}
+    assert workflow.gpus(config, "present") == 1
+    assert workflow.gpus(config | {"device": "cuda"}, "synthetic") == 1
+    assert workflow.gpus(config | {"device": "cpu"}, "synthetic") == 0

@@ -13,10 +13,12 @@ import sys
 
 from icda.errors import IcdaError
 
-#: sub-command modules, in the order ``--help`` lists them
+#: sub-command modules, in the order ``--help`` lists them (``config_reference`` is the command
+#: ``config-reference``)
 COMMANDS = [
     "prepare", "download", "embed", "train", "evaluate",
     "select", "pools", "augment", "converge", "finalize", "report", "theory", "sweep",
+    "config_reference",
 ]
 
 
@@ -42,7 +44,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = next((a for a in argv if not a.startswith("-")), None)
+    command = next((a for a in argv if not a.startswith("-")), "").replace("-", "_")
     args = build_parser(command if command in COMMANDS else None).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,

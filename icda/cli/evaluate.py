@@ -1,4 +1,8 @@
-"""``python -m icda evaluate``: rationale precision, recall, F1 and accuracy on the test set."""
+"""``python -m icda evaluate``: rationale precision, recall, F1 and accuracy on the test set.
+
+The metrics JSON also holds, under ``documents``, each document's id, selected sentence indices
+and predicted class (split order), so the selections behind the numbers can be inspected.
+"""
 
 from __future__ import annotations
 
@@ -44,6 +48,9 @@ def run(args: argparse.Namespace) -> None:
     )
     labels = dict(item.split("=", 1) for item in args.label)
     out = {k: _value(v) for k, v in labels.items()} | metrics | {"model": str(model_path), "split": args.split}
+    # per document, in split order: what the rationale viewer (icda/report/viewer.py) highlights
+    out["documents"] = {"ids": [d.id for d in docs], "selected": pred.selected,
+                        "predicted": pred.predicted.tolist()}
     write_json(out, args.out)
     shown = {k: out[k] for k in ("precision", "recall", "f1", "accuracy")}
     print(" ".join(f"{k}={'-' if v is None else f'{v:.4f}'}" for k, v in shown.items()))

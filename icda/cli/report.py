@@ -1,10 +1,15 @@
-"""``python -m icda report {tables,plots}``: result tables and convergence plots.
+"""``python -m icda report {tables,plots,viewer,compute}``: result tables, convergence plots,
+the rationale viewer and the compute-cost summary.
 
 Examples::
 
     python -m icda report tables --evals results/*/run*/*/eval.json --out-dir results/tables \\
         --config config/config.yaml --unavailable results/unavailable.json
     python -m icda report plots --evals results/*/run*/*/eval.json --out-dir results/plots
+    python -m icda report viewer --dataset restaurant --test results/restaurant/data/test.jsonl \
+        --evals results/restaurant/run*/iter*/eval.json \
+        --augmented results/restaurant/icda_dataset.jsonl --out results/restaurant/rationales.html
+    python -m icda report compute --summaries results/*/run*/summary.json --out-dir results/tables
 
 Table groups come from ``--groups`` (JSON: ``{"table1_real": ["appearance", ...], ...}``), or
 from the ``report: groups:`` mapping of a workflow config (``--config``), or default to
@@ -58,6 +63,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     plots.add_argument("--no-comp", action="store_true",
                        help="leave out the dashed COMP α line of each run")
     plots.set_defaults(func=run)
+
+    viewer = sub.add_parser(
+        "viewer", help="self-contained HTML page of one dataset's test rationales and counterfactuals",
+        description="Write rationales.html: the test documents with ground truth, MMI and ICDA "
+                    "selections per run (filters: ICDA fixed it / broke it / both wrong), and "
+                    "counterfactual examples beside their originals.")
+    viewer.add_argument("--dataset", required=True, help="dataset name (page title)")
+    viewer.add_argument("--test", required=True, type=Path, metavar="JSONL",
+                        help="prepared test split, e.g. results/<dataset>/data/test.jsonl")
+    viewer.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
+                        help="eval.json of every iteration of every run (COMP files are ignored)")
+    viewer.add_argument("--augmented", type=Path, metavar="JSONL",
+                        help="icda_dataset.jsonl, for the counterfactual examples")
+    viewer.add_argument("--settings", type=Path, metavar="JSON",
+                        help="the dataset's settings.json: sentences beyond its "
+                             "encoder.max_sentences (never seen by the model) are greyed out")
+    viewer.add_argument("--out", required=True, type=Path, help="e.g. results/<dataset>/rationales.html")
+    viewer.set_defaults(func=run)
+
+    compute = sub.add_parser(
+        "compute", help="compute cost (time, memory) per dataset and method from benchmark files",
+        description="Write compute_jobs.csv, compute.csv and compute.md: the embed, train and "
+                    "train_comp jobs behind the given run summaries, with the numbers of their "
+                    "Snakemake benchmark files (results/benchmarks/...).")
+    compute.add_argument("--results", type=Path, default=Path("results"),
+                         help="the results folder (default: results)")
+    compute.add_argument("--summaries", nargs="+", required=True, type=Path, metavar="JSON",
+                         help="<results>/<dataset>/run<r>/summary.json of every run")
+    compute.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
+    compute.set_defaults(func=run)
 
 
 def _check_groups(groups: object, where: str) -> dict[str, list[str]]:
@@ -143,6 +178,24 @@ def run_plots(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_viewer(args: argparse.Namespace) -> int:
+    from icda.report.viewer import write_viewer
+    from icda.settings import Settings
+
+    max_sentences = None if args.settings is None else Settings.load(args.settings).encoder.max_sentences
+    write_viewer(args.dataset, args.test, args.evals, args.augmented, args.out, max_sentences)
+    return 0
+
+
+def run_compute(args: argparse.Namespace) -> int:
+    from icda.report.compute import write_compute
+
+    write_compute(args.results, args.summaries, args.out_dir)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Dispatch ``report tables`` / ``report plots``."""
-    return {"tables": run_tables, "plots": run_plots}[args.report_command](args)
+    """Dispatch ``report tables`` / ``plots`` / ``viewer`` / ``compute``."""
+    commands = {"tables": run_tables, "plots": run_plots, "viewer": run_viewer,
+                "compute": run_compute}
+    return commands[args.report_command](args)

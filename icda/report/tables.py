@@ -284,7 +284,8 @@ def _one_line(text: str) -> str:
 
 def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, metric: str,
                  unavailable: dict[str, str]) -> tuple[list[Path], str]:
-    """Write ``<name>.csv/.md/.tex`` for one group; return the paths and the Markdown section."""
+    """Write ``<name>.csv/.md/.tex`` for one group; return the paths and the Markdown section
+    of summary.md (the table without the group's "Not available" list)."""
     have = set(df["dataset"])
     present = [ds for ds in group if ds in have]
     missing = [ds for ds in group if ds not in have]
@@ -309,11 +310,11 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
         md_parts += [shown.to_markdown(), ""]
     else:
         md_parts += [f"No results for any dataset of this table ({', '.join(group)}).", ""]
+    section = "\n".join(md_parts)  # summary.md lists the unavailable datasets once, at its end
     if notes:
         md_parts += ["Not available:", ""] + [f"- {_one_line(n)}" for n in notes] + [""]
-    markdown = "\n".join(md_parts)
     with atomic_write(paths[1]) as fh:
-        fh.write(markdown)
+        fh.write("\n".join(md_parts))
 
     with atomic_write(paths[2]) as fh:
         if present:
@@ -330,7 +331,7 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
                      f"({', '.join(group)}).\n")
         for n in notes:
             fh.write(f"% not available: {_one_line(n)}\n")
-    return paths, markdown
+    return paths, section
 
 
 def write_tables(df: pd.DataFrame, out_dir: str | Path, groups: dict[str, list[str]] | None = None,
@@ -346,7 +347,7 @@ def write_tables(df: pd.DataFrame, out_dir: str | Path, groups: dict[str, list[s
     "no evaluation results"). Datasets with results but in no group go to an extra group
     ``other``. For a metric other than precision the files are ``<name>_<metric>.*``.
     Also ``all_results.csv`` (the long form) and ``summary.md`` (every Markdown table, then
-    each unavailable dataset with its reason). Every file is written atomically.
+    each unavailable dataset with its reason, listed once). Every file is written atomically.
 
     Args:
         df: long form from :func:`load_evaluations`.

@@ -69,6 +69,11 @@ def all_evaluations(wildcards):
     return paths
 
 
+def dataset_evaluations(wildcards):
+    """Every iteration's eval.json of every run of one dataset (the rationale viewer's input)."""
+    return [path for run in RUNS for path in iteration_files(wildcards.dataset, run, "eval.json")]
+
+
 def final_iterations(wildcards):
     """Per run of a dataset, its last iteration's augmented training set."""
     return {

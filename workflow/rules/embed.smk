@@ -10,6 +10,10 @@ rule embed:
     params:
         cache=config["embedding_cache"],
     threads: 2
+    resources:
+        gpu=lambda wc: icda_workflow.gpus(config, wc.dataset),
+    benchmark:
+        "results/benchmarks/{dataset}/embed.tsv"
     log:
         "results/logs/{dataset}/embed.log",
     conda:

@@ -29,3 +29,45 @@ rule plots:
         "../../environment.yml"
     shell:
         "python -m icda report plots --evals {input.evals} --out-dir results/plots > {log} 2>&1"
+
+
+rule rationale_viewer:
+    """Self-contained HTML page: test documents with ground truth, MMI and ICDA selections, and
+    counterfactual examples (icda/report/viewer.py)."""
+    input:
+        test="results/{dataset}/data/test.jsonl",
+        settings="results/{dataset}/settings.json",
+        evals=dataset_evaluations,
+        augmented="results/{dataset}/icda_dataset.jsonl",
+    output:
+        report("results/{dataset}/rationales.html", caption="../report/rationales.rst",
+               category="Rationales", subcategory="{dataset}"),
+    log:
+        "results/logs/{dataset}/rationale_viewer.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda report viewer --dataset {wildcards.dataset} --test {input.test}"
+        " --settings {input.settings} --evals {input.evals} --augmented {input.augmented} --out {output} > {log} 2>&1"
+
+
+rule compute_cost:
+    """Wall time, CPU time and peak memory of the embed/train jobs per dataset and method.
+    Its inputs are the run summaries and COMP evaluations (all jobs done), not the benchmark
+    files: a job finished before the workflow measured it is not re-run, it counts as "not
+    measured" (icda/report/compute.py)."""
+    input:
+        summaries=run_summaries(),
+        comp=expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
+    output:
+        summary=report("results/tables/compute.md", caption="../report/compute.rst",
+                       category="Compute cost"),
+        table="results/tables/compute.csv",
+        jobs="results/tables/compute_jobs.csv",
+    log:
+        "results/logs/compute_cost.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda report compute --results results --summaries {input.summaries}"
+        " --out-dir results/tables > {log} 2>&1"

@@ -15,7 +15,9 @@ rule train:
         seed=_seed,
     threads: config["train_threads"]
     resources:
-        gpu=lambda wc: int(icda_workflow.finetune(config, wc.dataset)),
+        gpu=lambda wc: icda_workflow.gpus(config, wc.dataset),
+    benchmark:
+        "results/benchmarks/{dataset}/run{run}/iter{k}/{cand}.tsv"
     log:
         "results/logs/{dataset}/run{run}/iter{k}/{cand}.log",
     conda:
@@ -41,7 +43,9 @@ rule train_comp:
         comp=_comp_params,
     threads: config["train_threads"]
     resources:
-        gpu=lambda wc: int(icda_workflow.finetune(config, wc.dataset)),
+        gpu=lambda wc: icda_workflow.gpus(config, wc.dataset),
+    benchmark:
+        "results/benchmarks/{dataset}/run{run}/comp/{comp}.tsv"
     log:
         "results/logs/{dataset}/run{run}/comp/{comp}.log",
     conda:

@@ -1,0 +1,223 @@
+"""The rationale viewer: one self-contained HTML page per dataset (``rationales.html``).
+
+It shows the test documents sentence by sentence with the ground-truth rationale sentences
+marked and the sentences selected by MMI (iteration 0) and ICDA (the run's last iteration)
+highlighted, for a run chosen in the page, with filters on how ICDA changed the selection; and
+counterfactual examples from ``icda_dataset.jsonl`` (the original beside its counterfactual,
+the swapped sentences highlighted, the source document named).
+
+All data is embedded in the page as JSON; the page's own script renders one page of documents
+at a time, so it stays fast with thousands of documents. No CDN, no network: the file can be
+opened from disk or inside the Snakemake report.
+
+Per document and run, :func:`outcome` compares the two selections by their share of
+ground-truth sentences (with one selected sentence, the paper's setting: right or wrong):
+``fixed`` (ICDA's share is higher), ``broke`` (lower), ``both_wrong`` (neither selects a
+ground-truth sentence), ``same`` (equal and not both wrong), or None for a document without
+annotation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+import jinja2
+
+from icda.data.document import Document, read_documents
+from icda.errors import DataError
+from icda.io import atomic_write
+from icda.report.tables import read_evaluation
+
+log = logging.getLogger(__name__)
+
+#: filter names shown in the page, in order (value of :func:`outcome` → button label)
+OUTCOMES = {"fixed": "ICDA fixed it", "broke": "ICDA broke it", "both_wrong": "both wrong"}
+
+#: documents (or counterfactual pairs) the page renders at a time
+PAGE_SIZE = 25
+
+#: counterfactual examples embedded in the page (the first ones of icda_dataset.jsonl)
+MAX_COUNTERFACTUALS = 2000
+
+_FIX_EVAL = ("eval.json files written before the viewer existed lack per-document selections: "
+             "re-run the evaluations with `snakemake --forcerun evaluate evaluate_comp` (no "
+             "model is retrained), or delete this file and re-run its evaluate step")
+
+
+@dataclass(frozen=True)
+class RunSelections:
+    """One run's MMI (iteration 0) and ICDA (last iteration) test-set selections."""
+
+    run: int
+    icda_iteration: int
+    mmi: list[list[int]]
+    icda: list[list[int]]
+    mmi_precision: float | None
+    icda_precision: float | None
+
+
+def _hit_share(selected: list[int], truth: frozenset[int]) -> float:
+    return len(set(selected) & truth) / len(set(selected)) if selected else 0.0
+
+
+def outcome(mmi: list[int], icda: list[int], truth: frozenset[int] | None) -> str | None:
+    """How ICDA's selection compares with MMI's on one document (see the module docstring)."""
+    if truth is None:
+        return None
+    a, b = _hit_share(mmi, truth), _hit_share(icda, truth)
+    if b > a:
+        return "fixed"
+    if b < a:
+        return "broke"
+    return "both_wrong" if a == 0 else "same"
+
+
+def _selections(path: Path, obj: dict, ids: list[str]) -> list[list[int]]:
+    docs = obj.get("documents")
+    if not isinstance(docs, dict) or "ids" not in docs or "selected" not in docs:
+        raise DataError(path, None, "no per-document selections (key 'documents')", _FIX_EVAL)
+    if docs["ids"] != ids:
+        raise DataError(path, None, "its documents are not the test documents of the prepared "
+                        f"data ({len(docs['ids'])} ids vs {len(ids)}, or another order)",
+                        "evaluate against the same prepared data (results/<dataset>/data)")
+    return [list(map(int, s)) for s in docs["selected"]]
+
+
+def run_selections(eval_paths: Iterable[str | Path], ids: list[str]) -> list[RunSelections]:
+    """Per run, the selections of iteration 0 (MMI) and of the highest iteration (ICDA).
+
+    COMP files (``"iteration": null``) are ignored.
+
+    Raises:
+        DataError: a file is malformed, lacks per-document selections, holds another document
+            list than ``ids``, or a run has no iteration 0.
+    """
+    per_run: dict[int, dict[int, tuple[Path, dict]]] = {}
+    for path in map(Path, eval_paths):
+        obj = read_evaluation(path)
+        if obj["iteration"] is not None:
+            per_run.setdefault(obj["run"], {})[obj["iteration"]] = (path, obj)
+    runs = []
+    for run, iterations in sorted(per_run.items()):
+        if 0 not in iterations:
+            some = next(iter(iterations.values()))[0]
+            raise DataError(some, None, f"run {run} has no iteration 0 (MMI) evaluation",
+                            "pass the eval.json of every iteration of the run")
+        last = max(iterations)
+        (p0, e0), (pk, ek) = iterations[0], iterations[last]
+        runs.append(RunSelections(run, last, _selections(p0, e0, ids), _selections(pk, ek, ids),
+                                  e0["precision"], ek["precision"]))
+    return runs
+
+
+def counterfactual_pairs(path: str | Path, limit: int = MAX_COUNTERFACTUALS) -> tuple[list[dict], int]:
+    """The counterfactuals of an ``icda_dataset.jsonl``, each with its original.
+
+    Returns:
+        (up to ``limit`` pairs, total number of counterfactuals). A pair holds ``source`` (the
+        original document's id), ``label``/``cf_label``, ``original`` and ``counterfactual``
+        (sentences), ``swapped`` (positions) and ``inserted_from`` ([document id, position]
+        per swapped position).
+
+    Raises:
+        DataError: the file is missing, a line is not JSON, or a counterfactual's source is not
+            in the file.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, None, "file not found", "run the final_dataset step first")
+    originals, cfs = {}, []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                if rec["counterfactual"]:
+                    cfs.append((lineno, rec))
+                else:
+                    originals[rec["id"]] = rec
+            except (ValueError, KeyError, TypeError) as exc:
+                raise DataError(path, lineno, f"not an augmented-dataset record ({exc})",
+                                "regenerate it with `python -m icda finalize`") from None
+    pairs = []
+    for lineno, cf in cfs[:limit]:
+        original = originals.get(cf["source"])
+        if original is None:
+            raise DataError(path, lineno, f"counterfactual of {cf['source']!r}, which is not in "
+                            "the file", "regenerate it with `python -m icda finalize`")
+        pairs.append({"source": cf["source"], "label": original["label"], "cf_label": cf["label"],
+                      "original": original["sentences"], "counterfactual": cf["sentences"],
+                      "swapped": cf["swapped"], "inserted_from": cf["inserted_from"]})
+    return pairs, len(cfs)
+
+
+def viewer_data(dataset: str, documents: list[Document], runs: list[RunSelections],
+                pairs: list[dict], n_counterfactuals: int,
+                max_sentences: int | None = None) -> dict[str, Any]:
+    """The JSON the page embeds (its script reads nothing else). ``max_sentences``: the
+    sentences per document the model saw (the page greys out the others)."""
+    return {
+        "dataset": dataset,
+        "page_size": PAGE_SIZE,
+        "max_sentences": max_sentences,
+        "outcomes": OUTCOMES,
+        "documents": [{"id": d.id, "label": d.label, "sentences": list(d.sentences),
+                       "truth": None if d.rationale is None else sorted(d.rationale)}
+                      for d in documents],
+        "runs": [{"run": r.run, "icda_iteration": r.icda_iteration,
+                  "mmi_precision": r.mmi_precision, "icda_precision": r.icda_precision,
+                  "mmi": r.mmi, "icda": r.icda,
+                  "outcome": [outcome(m, i, d.rationale)
+                              for m, i, d in zip(r.mmi, r.icda, documents)]}
+                 for r in runs],
+        "counterfactuals": pairs,
+        "n_counterfactuals": n_counterfactuals,
+    }
+
+
+def _script_json(data: dict) -> str:
+    """JSON safe inside ``<script>``: every ``<`` (it can only occur in strings) as ``\\u003c``,
+    so no text can end the element (``</script>``) or open an HTML comment (``<!--``)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def render_viewer(data: dict) -> str:
+    """The self-contained HTML page for :func:`viewer_data`'s ``data``."""
+    template = resources.files("icda.report").joinpath("viewer.html").read_text(encoding="utf-8")
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    return env.from_string(template).render(dataset=data["dataset"], data_json=_script_json(data))
+
+
+def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str | Path],
+                 augmented_path: str | Path | None, out: str | Path,
+                 max_sentences: int | None = None) -> dict:
+    """Build ``rationales.html`` for one dataset and write it atomically.
+
+    Args:
+        dataset: dataset name (page title).
+        test_path: the prepared ``test.jsonl`` (documents, ground truth).
+        eval_paths: the dataset's ``eval.json`` files (every iteration of every run; COMP
+            files are ignored).
+        augmented_path: ``icda_dataset.jsonl`` for the counterfactual examples, or None.
+        out: the HTML file.
+        max_sentences: sentences per document the model saw (``encoder.max_sentences``); later
+            sentences are shown greyed out. None: no limit shown.
+
+    Returns:
+        The embedded data (for tests and logging).
+    """
+    documents = read_documents(test_path)
+    runs = run_selections(eval_paths, [d.id for d in documents])
+    pairs, total = counterfactual_pairs(augmented_path) if augmented_path else ([], 0)
+    data = viewer_data(dataset, documents, runs, pairs, total, max_sentences)
+    with atomic_write(out) as fh:
+        fh.write(render_viewer(data))
+    log.info("%s: %d documents, %d runs, %d of %d counterfactuals -> %s", dataset,
+             len(documents), len(runs), len(pairs), total, out)
+    return data
