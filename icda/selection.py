@@ -2,7 +2,8 @@
 Algorithm 2 in the appendix "Detailed Iterative CDA Implementation").
 
 Iteration 0 (MMI): the lowest dev loss over the seeds. Iteration k >= 1: the candidates are a
-fresh model per seed and one warm-started from the previous selection; score = dev loss,
+fresh model per seed and one warm-started from the previous selection; score = dev loss (the
+paper: on the augmented dev set; ``candidate_loss="original_dev"``: on the original dev set),
 × 1e10 if degenerate, × 1e10 if k >= 2 and the candidate's ΔA is not smaller than the ΔA of the
 previous iteration's selection; the lowest score wins. The loop stops when the warm start wins
 with its best epoch the initial evaluation (epoch −1: training did not improve it), or at
@@ -11,6 +12,7 @@ with its best epoch the initial evaluation (epoch −1: training did not improve
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Sequence
 
@@ -18,6 +20,13 @@ from icda.errors import DataError
 from icda.io import read_json
 
 PENALTY = 1e10
+CANDIDATE_LOSSES = ("augmented_dev", "original_dev")
+
+
+def cross_entropy(prob_positive: Sequence[float], labels: Sequence[int]) -> float:
+    """Mean cross-entropy (nats) of binary predictions P(y=1) [D] against labels [D]."""
+    eps = 1e-12
+    return -sum(math.log(max(p if y == 1 else 1 - p, eps)) for p, y in zip(prob_positive, labels)) / len(labels)
 
 
 def rationale_sets(labels: Sequence[int], selected: Sequence[Sequence[int]]) -> dict[int, set[tuple[int, int]]]:
@@ -54,6 +63,8 @@ def select_candidate(
     train_labels: Sequence[int],
     warm_start: str | Path | None = None,
     previous: dict | None = None,
+    dev_labels: Sequence[int] | None = None,
+    candidate_loss: str = "augmented_dev",
 ) -> dict:
     """Pick the candidate of one iteration.
 
@@ -64,11 +75,21 @@ def select_candidate(
         train_labels: labels of the original training documents (for ΔA).
         warm_start: the warm-started candidate's directory (k >= 1), also scored.
         previous: the previous iteration's selection record (k >= 1), for ΔA.
+        dev_labels: labels of the original dev documents: each candidate's loss on them is
+            recorded (``original_dev_loss``), and scores it when ``candidate_loss`` is
+            ``"original_dev"``.
+        candidate_loss: the loss in the score from iteration 1 on: ``"augmented_dev"`` (the
+            paper: the dev loss training recorded, on the iteration's augmented dev set) or
+            ``"original_dev"`` (a departure: the candidate's loss on the original dev set).
 
     Returns:
         the selection record: chosen candidate, its dev loss, best epoch, ΔA, and every
         candidate's numbers and score.
     """
+    if candidate_loss not in CANDIDATE_LOSSES:
+        raise ValueError(f"candidate_loss={candidate_loss!r}: use one of {CANDIDATE_LOSSES}")
+    if candidate_loss == "original_dev" and dev_labels is None:
+        raise ValueError("candidate_loss='original_dev' needs dev_labels")
     prev_sets = None
     if previous is not None:
         prev_rat = _read(Path(previous["candidate_dir"]) / "rationales.json")
@@ -81,17 +102,20 @@ def select_candidate(
         delta = None
         if prev_sets is not None:
             delta = delta_a(rationale_sets(train_labels, rationales["train"]["selected"]), prev_sets)
+        original = None if dev_labels is None else cross_entropy(rationales["dev"]["prob_positive"], dev_labels)
+        loss = original if candidate_loss == "original_dev" and iteration >= 1 else history["dev_loss"]
         rows.append({
             "name": directory.name,
             "candidate_dir": str(directory),
             "warm_start": is_warm,
             "seed": history.get("seed"),
             "dev_loss": history["dev_loss"],
+            "original_dev_loss": original,
             "dev_accuracy": history["dev_accuracy"],
             "degenerate": history["degenerate"],
             "best_epoch": history["best_epoch"],
             "delta_A": delta,
-            "score": score(history["dev_loss"], history["degenerate"], iteration, delta,
+            "score": score(loss, history["degenerate"], iteration, delta,
                            None if previous is None else previous.get("delta_A")),
         })
     best = min(rows, key=lambda r: r["score"])
@@ -102,6 +126,8 @@ def select_candidate(
         "warm_start": best["warm_start"],
         "seed": best["seed"],
         "dev_loss": best["dev_loss"],
+        "original_dev_loss": best["original_dev_loss"],
+        "candidate_loss": candidate_loss,
         "degenerate": best["degenerate"],
         "best_epoch": best["best_epoch"],
         "delta_A": best["delta_A"],

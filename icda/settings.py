@@ -106,18 +106,23 @@ class IcdaSettings:
     form the counterfactual pool (paper: 10 %). ``pool_base``: ``"class"`` takes that share of the
     class's documents (the paper); ``"kept"`` takes it of the kept originals per class (the authors'
     code, about 5 % of a class). ``max_iters``: the last iteration index allowed.
+    ``candidate_loss``: the loss that ranks an iteration's candidates from iteration 1 on,
+    ``"augmented_dev"`` (the paper) or ``"original_dev"`` (:func:`icda.selection.select_candidate`).
     """
 
     pool_fraction: float = 0.10
     pool_base: str = "class"
     max_iters: int = 10
     dev_seed: int = 0
+    candidate_loss: str = "augmented_dev"
 
     def validate(self, where: str = "icda") -> None:
         if not 0 < self.pool_fraction <= 1:
             raise ConfigError(f"{where}.pool_fraction must lie in (0, 1]")
         if self.pool_base not in ("class", "kept"):
             raise ConfigError(f"{where}.pool_base={self.pool_base!r}: use 'class' or 'kept'")
+        if self.candidate_loss not in ("augmented_dev", "original_dev"):
+            raise ConfigError(f"{where}.candidate_loss={self.candidate_loss!r}: use 'augmented_dev' or 'original_dev'")
         if self.max_iters < 1:
             raise ConfigError(f"{where}.max_iters must be >= 1")
 

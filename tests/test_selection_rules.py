@@ -110,3 +110,39 @@ def test_stop_rule():
                                         "reason": "reached max_iters=3 without convergence"}
     fresh = sel | {"warm_start": False, "best_epoch": -1, "selected": "seed42"}
     assert not convergence(fresh, 10)["stop"]
+
+
+def _candidate(root, name, dev_loss, dev_prob, train_selected, best_epoch=3):
+    import json
+
+    folder = root / name
+    folder.mkdir()
+    (folder / "history.json").write_text(json.dumps({
+        "seed": 1, "dev_loss": dev_loss, "dev_accuracy": 0.9, "degenerate": False, "best_epoch": best_epoch}))
+    (folder / "rationales.json").write_text(json.dumps({
+        "train": {"prob_positive": [0.5] * len(train_selected), "selected": train_selected},
+        "dev": {"prob_positive": dev_prob, "selected": [[0]] * len(dev_prob)}}))
+    return folder
+
+
+def test_candidate_loss_original_dev_ranks_by_the_original_dev_set(tmp_path):
+    from icda.selection import cross_entropy, select_candidate
+
+    dev_labels = [1, 0, 1, 0]
+    train_labels, sel = [0, 1], [[0], [1]]
+    # "a" has the lower augmented-dev loss, "b" predicts the original dev set far better
+    a = _candidate(tmp_path, "a", 0.001, [0.6, 0.4, 0.6, 0.4], sel)
+    b = _candidate(tmp_path, "b", 0.002, [0.99, 0.01, 0.99, 0.01], sel)
+    warm = _candidate(tmp_path, "warm", 0.003, [0.5] * 4, sel)
+    prev_dir = _candidate(tmp_path, "prev", 0.1, [0.5] * 4, sel)
+    previous = {"candidate_dir": str(prev_dir), "delta_A": None}
+    paper = select_candidate(1, [a, b], train_labels, warm, previous, dev_labels)
+    assert paper["selected"] == "a" and paper["candidate_loss"] == "augmented_dev"
+    departure = select_candidate(1, [a, b], train_labels, warm, previous, dev_labels, "original_dev")
+    assert departure["selected"] == "b"
+    assert departure["original_dev_loss"] == pytest.approx(cross_entropy([0.99, 0.01, 0.99, 0.01], dev_labels))
+    assert cross_entropy([0.99, 0.01], [1, 0]) == pytest.approx(-np.log(0.99))
+    # iteration 0 (MMI) always uses the dev loss training recorded, which is the original dev loss
+    assert select_candidate(0, [a, b], train_labels, dev_labels=dev_labels, candidate_loss="original_dev")["selected"] == "a"
+    with pytest.raises(ValueError, match="candidate_loss"):
+        select_candidate(1, [a, b], train_labels, warm, previous, dev_labels, "test")

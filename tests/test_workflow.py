@@ -101,3 +101,38 @@ def test_tiny_end_to_end_run(tmp_path):
 
     again = snakemake(*args, "-n")
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def _tiny_sweep(tmp_path) -> Path:
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("sweep:\n  seeds: [1]\n  points:\n    base: {}\n"
+                     "    blind: {model: {positions: none}, train: {shuffle_sentences: true}}\n")
+    return sweep
+
+
+def test_sweep_dry_run_trains_every_point_dataset_and_seed_on_dev(tmp_path):
+    proc = snakemake("sweep", "-n", "--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+                     "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workflow.yaml"),
+                     str(_tiny_sweep(tmp_path)), "--config", f"data_dir={tmp_path / 'data'}")
+    out = proc.stdout + proc.stderr
+    counts = {line.split()[0]: int(line.split()[1]) for line in out.splitlines()
+              if len(line.split()) == 2 and line.split()[1].isdigit()}
+    assert counts["sweep_train"] == 2 and counts["sweep_evaluate"] == 2  # 2 points x 1 dataset x 1 seed
+    assert "rule train:" not in out and "rule evaluate:" not in out  # no ICDA run, no test evaluation
+
+
+@pytest.mark.slow
+def test_tiny_sweep_writes_the_dev_table_and_its_choice(tmp_path):
+    snakemake("sweep", "--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+              "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workflow.yaml"),
+              str(_tiny_sweep(tmp_path)), "--config", f"data_dir={tmp_path / 'data'}")
+    results = tmp_path / "results" / "sweep"
+    evals = sorted(results.glob("*/synthetic/seed1/dev_eval.json"))
+    assert [p.parts[-4] for p in evals] == ["base", "blind"]
+    for path in evals:
+        record = json.loads(path.read_text())
+        assert record["split"] == "dev" and record["n_docs"] == 80  # the tiny dev split, never test
+    chosen = json.loads((results / "chosen.json").read_text())
+    assert chosen["chosen"] in ("base", "blind")
+    table = (results / "sweep.md").read_text()
+    assert "| base |" in table and "| blind |" in table and (results / "sweep.png").stat().st_size > 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import shutil
 from pathlib import Path
 
@@ -28,11 +27,10 @@ def register(sub) -> None:
 def original_dev_loss(iteration_dir: Path, labels: list[int]) -> float:
     """Mean cross-entropy of an iteration's selected model on the original dev documents."""
     from icda.io import read_json
+    from icda.selection import cross_entropy
 
     selection = read_json(iteration_dir / "selected.json")
-    prob = read_json(Path(selection["candidate_dir"]) / "rationales.json")["dev"]["prob_positive"]
-    eps = 1e-12
-    return -sum(math.log(max(p if y == 1 else 1 - p, eps)) for p, y in zip(prob, labels)) / len(labels)
+    return cross_entropy(read_json(Path(selection["candidate_dir"]) / "rationales.json")["dev"]["prob_positive"], labels)
 
 
 def run(args: argparse.Namespace) -> None:

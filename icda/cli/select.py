@@ -15,6 +15,9 @@ def register(sub) -> None:
     p.add_argument("--warm-start", type=Path, help="the warm-started candidate's folder (k >= 1)")
     p.add_argument("--previous", type=Path, help="selected.json of iteration k-1 (k >= 1)")
     p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (train labels for ΔA)")
+    p.add_argument("--candidate-loss", choices=["augmented_dev", "original_dev"], default="augmented_dev",
+                   help="loss scored from iteration 1 on: on the augmented dev set (the paper) or on the "
+                        "original dev set (departure; see docs/departures.md)")
     p.add_argument("--out", type=Path, required=True, help="selected.json")
     p.set_defaults(func=run)
 
@@ -28,8 +31,10 @@ def run(args: argparse.Namespace) -> None:
     if args.iteration >= 1 and (args.warm_start is None or args.previous is None):
         raise ConfigError("select: iterations >= 1 need --warm-start and --previous")
     labels = [d.label for d in read_documents(args.data_dir / "train.jsonl")]
+    dev_labels = [d.label for d in read_documents(args.data_dir / "dev.jsonl")]
     previous = read_json(args.previous) if args.previous else None
-    record = select_candidate(args.iteration, args.candidates, labels, args.warm_start, previous)
+    record = select_candidate(args.iteration, args.candidates, labels, args.warm_start, previous,
+                              dev_labels, args.candidate_loss)
     write_json(record, args.out)
     delta = record["delta_A"]
     print(f"iteration {record['iteration']}: selected {record['selected']} "

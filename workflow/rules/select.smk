@@ -9,12 +9,13 @@ rule select:
         "results/{dataset}/run{run}/iter{k}/selected.json",
     params:
         args=_select_args,
+        candidate_loss=lambda wc: icda_workflow.dataset_settings(config, wc.dataset)["icda"]["candidate_loss"],
     log:
         "results/logs/{dataset}/run{run}/iter{k}/select.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda select --iteration {wildcards.k} {params.args}"
+        "python -m icda select --iteration {wildcards.k} {params.args} --candidate-loss {params.candidate_loss}"
         " --data-dir results/{wildcards.dataset}/data --out {output} > {log} 2>&1"
 
 
