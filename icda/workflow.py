@@ -49,6 +49,16 @@ def dataset_spec(config: dict, name: str) -> dict[str, Any]:
     return {"name": name, "data_dir": str(config["data_dir"]), **config["datasets"][name]}
 
 
+def generated_responses(config: dict, name: str) -> list[str]:
+    """What ``prepare`` of dataset ``name`` needs besides its spec: the responses file that
+    ``generate`` writes, for a ``source: llm`` dataset; nothing for any other."""
+    if config["datasets"][name].get("source") != "llm":
+        return []
+    from icda.generate.spec import responses_path
+
+    return [str(responses_path(name))]
+
+
 def dataset_settings(config: dict, name: str) -> dict[str, Any]:
     """The settings.json of one dataset: global sections merged with ``overrides[name]``."""
     base = {key: config.get(key, {}) for key in SETTINGS_SECTIONS} | {"device": config.get("device", "auto")}

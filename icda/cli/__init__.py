@@ -15,7 +15,7 @@ from icda.errors import IcdaError
 
 #: sub-command modules, in the order ``--help`` lists them
 COMMANDS = [
-    "prepare", "download", "embed", "train", "evaluate",
+    "generate", "prepare", "download", "embed", "train", "evaluate",
     "select", "pools", "augment", "converge", "finalize", "report", "theory",
 ]
 
