@@ -54,7 +54,8 @@ class Response:
     """One attempt at a request: ``text`` when it succeeded, ``error`` when it did not.
 
     Attributes:
-        key, label, value, index, seed: those of the request.
+        key, label, value, index: those of the request.
+        seed: the sampling seed of this attempt (the request's; another after an empty answer).
         model: the model that answered.
         attempt: 1 for the first attempt of a request in a run, 2 for its first retry, ...
         text: the raw answer (None on failure).

@@ -13,6 +13,7 @@ import logging
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 from icda.errors import DataError
@@ -43,16 +44,25 @@ def plan_requests(llm: LlmSpec, seed: int, model: str) -> list[Request]:
 
 def ask(backend, request: Request, llm: LlmSpec, cache: ResponseCache, sleep=time.sleep) -> Response:
     """Ask ``backend`` for one request, up to ``1 + retries`` times; every attempt is recorded in
-    the cache. Returns the successful response, or the last failed one."""
+    the cache. Returns the successful response, or the last failed one.
+
+    A failed attempt (an exception: server error, timeout, malformed reply) is retried with the
+    same seed, since the model never answered. An empty answer is retried with a new seed derived
+    from the request's seed and the number of empty answers so far, since the same seed would give
+    the same empty answer again; both rules keep a deterministic model's answers reproducible.
+    """
     retries, backoff = llm.backend.retries, llm.backend.backoff
+    empty = 0
     for attempt in range(1, retries + 2):
+        asked = replace(request, seed=request_seed(request.seed, "empty", empty)) if empty else request
         try:
-            text = backend.complete(request, llm.sampling)
+            text = backend.complete(asked, llm.sampling)
             error = None if isinstance(text, str) and text.strip() else "empty response"
+            empty += error is not None
         except Exception as exc:  # any failure of the server or the model is recorded and retried
             text, error = None, f"{type(exc).__name__}: {exc}"[:500]
         response = Response(key=request.key, label=request.label, value=request.value, index=request.index,
-                            seed=request.seed, model=backend.model, attempt=attempt, text=text, error=error)
+                            seed=asked.seed, model=backend.model, attempt=attempt, text=text, error=error)
         cache.append(response)
         if response.ok:
             return response
