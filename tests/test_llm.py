@@ -285,6 +285,19 @@ def test_api_key_comes_from_the_named_environment_variable(server, tmp_path, mon
     assert {auth for _, _, auth in server.requests} == {"Bearer sk-test-123"}
 
 
+def test_unreachable_server_fails_fast_with_the_url(tmp_path):
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    start = time.time()
+    with pytest.raises(ConfigError, match=rf"base_url: cannot reach http://127.0.0.1:{port}/v1.*Fix: start the server"):
+        generate("d", llm_spec(f"http://127.0.0.1:{port}/v1", backoff=5.0), tmp_path / "r.jsonl",
+                 cache=tmp_path / "c.jsonl")
+    assert time.time() - start < 5
+
+
 def test_cache_skips_a_line_cut_by_a_kill(tmp_path):
     from icda.generate.records import Response
 

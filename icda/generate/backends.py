@@ -42,6 +42,24 @@ class OpenAIBackend:
         self.concurrency = backend.concurrency
         self.client = OpenAI(base_url=backend.base_url, api_key=key, timeout=backend.timeout, max_retries=0)
 
+    def check(self) -> None:
+        """Fail fast when nothing listens at ``base_url`` (instead of retrying every request).
+        Any other answer, even an error (some servers have no ``/models``), passes.
+
+        Raises:
+            ConfigError: the server cannot be reached.
+        """
+        import openai
+
+        try:
+            self.client.models.list()
+        except openai.APIConnectionError as exc:
+            raise ConfigError(f"llm.backend.base_url: cannot reach {self.client.base_url} ({exc}). "
+                              "Fix: start the server (e.g. `vllm serve MODEL --port 8000`) or "
+                              "correct base_url") from exc
+        except openai.APIError as exc:
+            log.info("server check: %s answered %s; going on", self.client.base_url, type(exc).__name__)
+
     def complete(self, request: Request, sampling: Sampling) -> str:
         reply = self.client.chat.completions.create(
             model=self.model,

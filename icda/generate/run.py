@@ -112,6 +112,8 @@ def generate(name: str, spec: dict, out: str | Path | None = None, backend=None,
     log.info("%s: %d requests, %d answered in %s, asking %s (%s) for %d", name, len(requests),
              len(requests) - len(todo), cache.path, backend.model, type(backend).__name__, len(todo))
 
+    if todo and hasattr(backend, "check"):
+        backend.check()
     failed: dict[str, Response] = {}
     attempts = Counter()
     pool = ThreadPoolExecutor(max_workers=backend.concurrency)
