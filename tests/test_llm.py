@@ -151,7 +151,8 @@ def read_lines(path: Path) -> list[dict]:
     ({"per_label": 0}, "llm.per_label"),
     ({"dev": 0.5, "test": 0.5}, "llm.dev"),
     ({"sampling": {"top_p": 2}}, "llm.sampling.top_p"),
-    ({"backend": {"type": "openai", "model": "m", "base_url": "http://x/v1", "api_key": "sk-1"}}, "llm.backend.api_key"),
+    ({"backend": {"type": "openai", "model": "m", "base_url": "http://x/v1", "api_key": "sk-1"}},
+     "llm.backend.api_key"),
     ({"backend": {"type": "openai", "model": "m"}}, "llm.backend.base_url"),
     ({"colour": 1}, "llm.colour"),
 ])
@@ -203,7 +204,8 @@ def test_postprocess_strips_preamble_and_drops_filtered_and_leaked_sentences():
     response = Response("k", 1, "8", 0, 1, "m", 1, text, None)
     [doc], counts = responses_to_documents([response], llm, SentenceSplitter())
     assert doc.sentences == ("The food was great.", "Service was slow.", "We left happy.")
-    assert counts == {"responses": 1, "without_preamble": 0, "sentences": 4, "dropped_filter": 1, "dropped_leakage": 0}
+    assert counts == {"responses": 1, "responses_per_label": {"1": 1}, "without_preamble": 0,
+                      "sentences": 4, "dropped_filter": 1, "dropped_leakage": 0}
 
 
 # --- generation against the fake server ---
@@ -292,8 +294,9 @@ def test_unreachable_server_fails_fast_with_the_url(tmp_path):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     start = time.time()
-    with pytest.raises(ConfigError, match=rf"base_url: cannot reach http://127.0.0.1:{port}/v1.*Fix: start the server"):
-        generate("d", llm_spec(f"http://127.0.0.1:{port}/v1", backoff=5.0), tmp_path / "r.jsonl",
+    url = f"http://127.0.0.1:{port}/v1"
+    with pytest.raises(ConfigError, match=rf"base_url: cannot reach {url}.*Fix: start the server"):
+        generate("d", llm_spec(url, backoff=5.0), tmp_path / "r.jsonl",
                  cache=tmp_path / "c.jsonl")
     assert time.time() - start < 5
 

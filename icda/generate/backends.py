@@ -116,13 +116,14 @@ class TransformersBackend:
         else:
             enc = self.tokenizer(request.prompt, return_tensors="pt")
         enc = {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
+        pad = self.tokenizer.pad_token_id
+        pad = self.tokenizer.eos_token_id if pad is None else pad
         sample = sampling.temperature > 0
+        sample_args = {"temperature": sampling.temperature, "top_p": sampling.top_p} if sample else {}
         torch.manual_seed(request.seed)
         with torch.no_grad():
             out = self.lm.generate(**enc, do_sample=sample, max_new_tokens=sampling.max_tokens,
-                                   pad_token_id=pad,
-                                   **({"temperature": sampling.temperature, "top_p": sampling.top_p} if sample else {}))
+                                   pad_token_id=pad, **sample_args)
         return self.tokenizer.decode(out[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
 
 

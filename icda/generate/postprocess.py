@@ -13,6 +13,7 @@ keyword ground truth.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 from icda.data.document import Document
@@ -69,12 +70,13 @@ def responses_to_documents(responses: list[Response], llm: LlmSpec, splitter) ->
         splitter: a :class:`~icda.data.sentences.SentenceSplitter`.
 
     Returns:
-        ``(documents, counts)``; counts: responses, responses without the preamble, sentences
-        found, sentences dropped by the filter strings and as prompt leakage.
+        ``(documents, counts)``; counts: responses (in all and per label), responses without
+        the preamble, sentences found, sentences dropped by the filter strings and as prompt leakage.
     """
     keep = SentenceFilter(llm)
-    counts = {"responses": len(responses), "without_preamble": 0, "sentences": 0,
-              "dropped_filter": 0, "dropped_leakage": 0}
+    labels = Counter(str(r.label) for r in responses)
+    counts = {"responses": len(responses), "responses_per_label": dict(sorted(labels.items())),
+              "without_preamble": 0, "sentences": 0, "dropped_filter": 0, "dropped_leakage": 0}
     bodies, lines_of = [], []
     for response in responses:
         body, found = strip_preamble(response.text or "", llm.preamble)

@@ -13,7 +13,7 @@ Example (the paper's restaurant prompt; config/llm_restaurant.yaml has both of t
       sampling: {temperature: 0.6, top_p: 0.9, max_tokens: 512}
       preamble: 'My review:'            # text up to and including it is stripped
       filters: [review, give it a, out of]   # drop sentences containing one of these
-      leakage_ngram: 4                  # drop sentences sharing 4 consecutive words with the prompt
+      leakage_ngram: 5                  # drop sentences sharing 5 consecutive words with the prompt (0: off)
       backend: {type: openai, base_url: 'http://127.0.0.1:8000/v1', model: ..., api_key_env: null,
                 concurrency: 8, retries: 5, backoff: 2.0, timeout: 300}
       cache: null                       # default results/cache/llm/<dataset>.jsonl
@@ -93,7 +93,7 @@ class LlmSpec:
     sampling: Sampling = field(default_factory=Sampling)
     preamble: str | None = "My review:"
     filters: tuple[str, ...] = ()
-    leakage_ngram: int = 4
+    leakage_ngram: int = 5
     backend: Backend = field(default_factory=Backend)
     cache: str | None = None
 
@@ -155,7 +155,8 @@ def parse_llm(name: str, block: Any) -> LlmSpec:
 
     values = block["values"]
     if not isinstance(values, dict) or not values:
-        raise fail("values", "not a non-empty mapping", "map each slot value to its label, e.g. {bad: 0, excellent: 1}")
+        raise fail("values", "not a non-empty mapping",
+                   "map each slot value to its label, e.g. {bad: 0, excellent: 1}")
     parsed: dict[str, int] = {}
     for value, label in values.items():
         if isinstance(label, bool) or not isinstance(label, int) or label < 0:
@@ -177,7 +178,7 @@ def parse_llm(name: str, block: Any) -> LlmSpec:
     filters = block.get("filters") or []
     if not isinstance(filters, list) or not all(isinstance(f, str) and f for f in filters):
         raise fail("filters", f"{filters!r} is not a list of non-empty strings", "give e.g. [review, out of]")
-    leakage = _int(block.get("leakage_ngram", 4), 0, fail, "leakage_ngram")
+    leakage = _int(block.get("leakage_ngram", LlmSpec.leakage_ngram), 0, fail, "leakage_ngram")
     cache = block.get("cache")
     if cache is not None and (not isinstance(cache, str) or not cache):
         raise fail("cache", f"{cache!r} is not a path or null", "give a file path or null")
@@ -215,7 +216,8 @@ def _sampling(block: Any, fail) -> Sampling:
     if top_p == 0 or top_p > 1:
         raise fail("sampling.top_p", f"{top_p} is not in (0, 1]", "give e.g. 0.9")
     return Sampling(temperature=_number(block.get("temperature", d.temperature), 0.0, fail, "sampling.temperature"),
-                    top_p=top_p, max_tokens=_int(block.get("max_tokens", d.max_tokens), 1, fail, "sampling.max_tokens"))
+                    top_p=top_p,
+                    max_tokens=_int(block.get("max_tokens", d.max_tokens), 1, fail, "sampling.max_tokens"))
 
 
 def _backend(block: Any, fail) -> Backend:
