@@ -428,3 +428,17 @@ def test_generate_rule_runs_only_for_llm_datasets(tmp_path):
     assert "rule generate:" in llm and "results/restaurant_llm/generated/responses.jsonl" in llm
     assert "results/connect_llm" not in llm  # not in run_datasets
     assert "rule generate:" not in dry_run("config/config.yaml")
+
+
+def test_workflow_helpers_for_llm_datasets():
+    from icda.workflow import generate_gpus, generated_responses
+
+    config = {"datasets": {
+        "local": {"source": "llm", "llm": {"backend": {"type": "transformers", "model": "m"}}},
+        "local_cpu": {"source": "llm", "llm": {"backend": {"type": "transformers", "model": "m", "device": "cpu"}}},
+        "server": {"source": "llm", "llm": {"backend": {"type": "openai", "model": "m"}}},
+        "files": {"train": "t.txt"},
+    }}
+    assert [generate_gpus(config, n) for n in config["datasets"]] == [1, 0, 0, 0]
+    assert generated_responses(config, "server") == ["results/server/generated/responses.jsonl"]
+    assert generated_responses(config, "files") == []

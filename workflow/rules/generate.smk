@@ -12,6 +12,8 @@ rule generate:
         RESPONSES,
     log:
         "results/logs/{dataset}/generate.log",
+    resources:
+        gpu=lambda wc: icda_workflow.generate_gpus(config, wc.dataset),
     conda:
         "../../environment.yml"
     shell:
