@@ -247,7 +247,7 @@ def load_specs(
 
 def missing_files(spec: dict, data_dir: str | Path) -> list[Path]:
     """The configured train/dev/test files that do not exist under ``data_dir`` (none for a
-    synthetic dataset). The spec is not validated here: unset paths are skipped."""
+    synthetic or llm dataset). The spec is not validated here: unset paths are skipped."""
     if spec.get("source", "files") in ("synthetic", "llm"):
         return []
     data_dir = Path(data_dir)
