@@ -22,6 +22,7 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/generate.smk"
 include: "workflow/rules/embed.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/select.smk"

@@ -49,6 +49,23 @@ def dataset_spec(config: dict, name: str) -> dict[str, Any]:
     return {"name": name, "data_dir": str(config["data_dir"]), **config["datasets"][name]}
 
 
+def generated_responses(config: dict, name: str) -> list[str]:
+    """What ``prepare`` of dataset ``name`` needs besides its spec: the responses file that
+    ``generate`` writes, for a ``source: llm`` dataset; nothing for any other."""
+    if config["datasets"][name].get("source") != "llm":
+        return []
+    from icda.generate.spec import responses_path
+
+    return [str(responses_path(name))]
+
+
+def generate_gpus(config: dict, name: str) -> int:
+    """GPUs the ``generate`` job of ``name`` asks the scheduler for: 1 for a local transformers
+    model that may use one (device auto or cuda), 0 for a server backend."""
+    backend = (config["datasets"][name].get("llm") or {}).get("backend") or {}
+    return int(backend.get("type") == "transformers" and backend.get("device", "auto") != "cpu")
+
+
 def dataset_settings(config: dict, name: str) -> dict[str, Any]:
     """The settings.json of one dataset: global sections merged with ``overrides[name]``."""
     base = {key: config.get(key, {}) for key in SETTINGS_SECTIONS} | {"device": config.get("device", "auto")}

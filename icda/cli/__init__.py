@@ -16,7 +16,7 @@ from icda.errors import IcdaError
 #: sub-command modules, in the order ``--help`` lists them (``config_reference`` is the command
 #: ``config-reference``)
 COMMANDS = [
-    "prepare", "download", "embed", "train", "evaluate",
+    "generate", "prepare", "download", "embed", "train", "evaluate",
     "select", "pools", "augment", "converge", "finalize", "report", "theory", "sweep",
     "config_reference",
 ]

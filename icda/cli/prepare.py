@@ -29,6 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
     p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
     p.add_argument("--dataset", help="dataset name under `datasets` in --config")
+    p.add_argument("--responses", type=Path,
+                   help="source: llm only: the responses file (default where `generate` writes it)")
     p.add_argument("--out-dir", type=Path, required=True,
                    help="folder for train/dev/test.jsonl and stats.json")
     p.set_defaults(func=run)
@@ -38,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.config is not None and args.dataset is None:
         raise ConfigError("--config needs --dataset NAME. Fix: name the dataset to prepare")
     [(name, spec, data_dir)] = load_specs(args.spec, args.config, [args.dataset] if args.config else None)
-    stats = prepare_dataset(name, spec, data_dir, args.out_dir)
+    stats = prepare_dataset(name, spec, data_dir, args.out_dir, responses=args.responses)
     print(summary(stats, args.out_dir))
     return 0
 

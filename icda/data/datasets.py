@@ -3,8 +3,10 @@
 A dataset spec is a dict (one entry of ``datasets:`` in the workflow config). Keys and defaults are
 in :data:`SPEC_DEFAULTS`:
 
-* ``source``: ``"files"`` (read ``train``/``dev``/``test`` under ``data_dir``) or ``"synthetic"``
-  (:func:`~icda.data.synthetic.generate_synthetic` with the keyword arguments in ``synthetic``).
+* ``source``: ``"files"`` (read ``train``/``dev``/``test`` under ``data_dir``), ``"synthetic"``
+  (:func:`~icda.data.synthetic.generate_synthetic` with the keyword arguments in ``synthetic``) or
+  ``"llm"`` (responses of a language model to the prompt in ``llm``, written by ``python -m icda
+  generate``; :mod:`icda.generate.spec` documents the block).
 * ``train``, ``dev``, ``test``: paths relative to ``data_dir``; ``dev`` may be null when
   ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
   connectivity trains on a split of its dev file when the train file is unavailable).
@@ -63,10 +65,11 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "how_to_get": None,
     "spacy_model": None,
     "synthetic": {},
+    "llm": {},
 }
 
 _CHOICES = {
-    "source": ("files", "synthetic"),
+    "source": ("files", "synthetic", "llm"),
     "format": ("icda", "jsonl"),
     "test_format": ("icda", "hotel", "jsonl"),
 }
@@ -95,6 +98,8 @@ def validate_spec(name: str, spec: dict) -> dict:
     out = {**SPEC_DEFAULTS, **spec}
     if out["synthetic"] is None:
         out["synthetic"] = {}
+    if out["llm"] is None:
+        out["llm"] = {}
 
     for key, choices in _CHOICES.items():
         if out[key] not in choices:
@@ -122,7 +127,18 @@ def validate_spec(name: str, spec: dict) -> dict:
         raise fail("synthetic", f"{out['synthetic']!r} is not a mapping",
                    "give the keyword arguments of generate_synthetic")
 
-    if out["source"] == "synthetic":
+    if out["source"] != "llm" and out["llm"]:
+        raise fail("llm", f"is set for a dataset with source: {out['source']}", "remove it (or set source: llm)")
+    if out["source"] == "llm":
+        from icda.generate.spec import parse_llm
+
+        parse_llm(name, out["llm"])
+        for key in ("train", "dev", "test", "dev_fraction"):
+            if out[key] is not None:
+                raise fail(key, "is set for an llm dataset", "remove it: the splits come from llm.dev and llm.test")
+        if out["synthetic"]:
+            raise fail("synthetic", "is set for an llm dataset", "remove it")
+    elif out["source"] == "synthetic":
         params = inspect.signature(generate_synthetic).parameters
         for key in out["synthetic"]:
             if key not in params:
@@ -184,7 +200,8 @@ def load_config_datasets(path: str | Path) -> tuple[Path, dict[str, dict]]:
         ``(data_dir, {name: spec})``; the specs are not yet validated.
 
     Raises:
-        ConfigError: the file is missing, not YAML, or lacks ``data_dir``/``datasets``.
+        ConfigError: the file is missing, not YAML, or lacks ``datasets``, or ``data_dir`` while
+            a dataset reads files (synthetic and llm datasets need none).
     """
     import yaml
 
@@ -198,9 +215,11 @@ def load_config_datasets(path: str | Path) -> tuple[Path, dict[str, dict]]:
         raise ConfigError(f"{path}: not valid YAML ({exc}). Fix: correct the file") from exc
     if not isinstance(config, dict) or not isinstance(config.get("datasets"), dict):
         raise ConfigError(f"{path}: no `datasets` mapping. Fix: add `datasets: {{NAME: {{...}}}}`")
-    if not isinstance(config.get("data_dir"), str):
+    generated = all(isinstance(s, dict) and s.get("source") in ("synthetic", "llm")
+                    for s in config["datasets"].values())
+    if not isinstance(config.get("data_dir"), str) and not generated:
         raise ConfigError(f"{path}: no `data_dir`. Fix: add `data_dir: PATH` (where the data files lie)")
-    return Path(config["data_dir"]), config["datasets"]
+    return Path(config.get("data_dir") or "."), config["datasets"]
 
 
 def load_specs(
@@ -229,8 +248,8 @@ def load_specs(
 
 def missing_files(spec: dict, data_dir: str | Path) -> list[Path]:
     """The configured train/dev/test files that do not exist under ``data_dir`` (none for a
-    synthetic dataset). The spec is not validated here: unset paths are skipped."""
-    if spec.get("source", "files") == "synthetic":
+    synthetic or llm dataset). The spec is not validated here: unset paths are skipped."""
+    if spec.get("source", "files") in ("synthetic", "llm"):
         return []
     data_dir = Path(data_dir)
     return [data_dir / spec[k] for k in SPLITS if spec.get(k) and not (data_dir / spec[k]).is_file()]
@@ -328,13 +347,16 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
     return out
 
 
-def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | Path) -> dict:
+def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | Path,
+                    responses: str | Path | None = None) -> dict:
     """Read, prepare and write one dataset: ``out_dir/{train,dev,test}.jsonl`` and ``stats.json``.
 
     Train and dev are deduplicated, documents with fewer than ``min_sentences`` sentences dropped
     and classes balanced (``balance``); when ``dev`` is null, dev is carved out of the prepared
-    train split (stratified, ``dev_fraction``). The test split is kept as read. ``stats.json`` is
-    written last, so its presence means the output is complete.
+    train split (stratified, ``dev_fraction``). The test split is kept as read. A ``source: llm``
+    dataset is read from ``responses`` (default: where ``generate`` writes it) and cleaned and split
+    by :func:`icda.generate.postprocess.llm_splits`; its stats gain a ``generation`` section.
+    ``stats.json`` is written last, so its presence means the output is complete.
 
     Returns:
         The statistics written to ``stats.json``: per split the number of documents, label counts
@@ -351,6 +373,13 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         kwargs = {"seed": spec["seed"], **spec["synthetic"]}
         raw: dict[str, list[Document] | None] = dict(generate_synthetic(**kwargs))
         inputs = {split: f"synthetic({kwargs})" for split in SPLITS}
+    elif spec["source"] == "llm":
+        from icda.generate.postprocess import llm_splits
+        from icda.generate.spec import parse_llm, responses_path
+
+        responses = Path(responses) if responses is not None else responses_path(name)
+        raw, generation = llm_splits(spec, parse_llm(name, spec["llm"]), responses)
+        inputs = {split: str(responses) for split in SPLITS}
     else:
         raw = read_splits(name, spec, data_dir)
         carved = f"carved from train (dev_fraction {spec['dev_fraction']})"
@@ -403,6 +432,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         "dropped": dropped,
         "test_ground_truth": ground_truth_stats(prepared["test"]),
     }
+    if spec["source"] == "llm":
+        stats["generation"] = generation
     write_json(stats, out_dir / "stats.json")
     return stats
 

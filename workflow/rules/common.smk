@@ -139,3 +139,24 @@ def _select_args(wc, input):
     if int(wc.k) >= 1:
         args += f" --warm-start {base}/warm --previous {input.previous}"
     return args
+
+
+# --- the dev-only tuning sweep (sweep.smk) ---
+
+def get_sweep_embeddings(wc):
+    """The dataset's cache, or the point's own when the point changes the encoder."""
+    if icda_workflow.finetune(config, wc.dataset):
+        return []
+    if icda_workflow.sweep_changes_encoder(config, wc.point):
+        return f"results/sweep/{wc.point}/{wc.dataset}/embeddings.pt"
+    return f"results/{wc.dataset}/embeddings.pt"
+
+
+def get_sweep_evals(wildcards):
+    """Every (point, dataset, seed) dev evaluation; the datasets are checked only when the sweep
+    is requested."""
+    return expand(
+        "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
+        point=config["sweep"]["points"], dataset=icda_workflow.sweep_datasets(config, AVAILABLE),
+        seed=config["sweep"]["seeds"],
+    )

@@ -1,25 +1,6 @@
 # Dev-only tuning (`snakemake sweep --configfile config/offline.yaml config/sweep.yaml`): MMI per
 # sweep point, dataset and seed, evaluated on dev; table, plot and choice in results/sweep/.
 
-SWEEP_DATASETS = icda_workflow.sweep_datasets(config, AVAILABLE) if config["sweep"]["points"] else []
-
-
-def get_sweep_embeddings(wc):
-    """The dataset's cache, or the point's own when the point changes the encoder."""
-    if icda_workflow.finetune(config, wc.dataset):
-        return []
-    if icda_workflow.sweep_changes_encoder(config, wc.point):
-        return f"results/sweep/{wc.point}/{wc.dataset}/embeddings.pt"
-    return f"results/{wc.dataset}/embeddings.pt"
-
-
-def get_sweep_evals(wildcards):
-    return expand(
-        "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
-        point=config["sweep"]["points"], dataset=SWEEP_DATASETS, seed=config["sweep"]["seeds"],
-    )
-
-
 rule sweep:
     input:
         "results/sweep/sweep.md",

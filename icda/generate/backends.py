@@ -1,0 +1,134 @@
+"""The models that answer: an OpenAI-compatible HTTP endpoint or a local transformers causal LM.
+
+A backend has ``model`` (the id recorded with each response and hashed into the cache key),
+``concurrency`` (requests it takes at once) and ``complete(request, sampling) -> str``, which
+raises on any failure (the runner records it and retries).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from icda.errors import ConfigError
+from icda.generate.records import Request
+from icda.generate.spec import Backend, Sampling
+
+log = logging.getLogger(__name__)
+
+
+class OpenAIBackend:
+    """Chat completions from any OpenAI-compatible server (vLLM, llama.cpp server, Ollama, hosted
+    APIs) through the ``openai`` client: one user message per request, the request's seed sent
+    as ``seed`` (honoured by vLLM and llama.cpp; others may ignore it). The client's own retries
+    are off: the runner retries, so every failed attempt is recorded.
+
+    Raises:
+        ConfigError: ``api_key_env`` names a variable that is not set.
+    """
+
+    def __init__(self, backend: Backend):
+        from openai import OpenAI
+
+        key = "not-needed"  # local servers take any key; the client insists on one
+        if backend.api_key_env:
+            key = os.environ.get(backend.api_key_env, "")
+            if not key:
+                raise ConfigError(f"llm.backend.api_key_env: the environment variable "
+                                  f"{backend.api_key_env} is not set. Fix: `export "
+                                  f"{backend.api_key_env}=...` before running, or set api_key_env: "
+                                  "null for a server that needs no key")
+        self.model = backend.model
+        self.concurrency = backend.concurrency
+        self.client = OpenAI(base_url=backend.base_url, api_key=key, timeout=backend.timeout, max_retries=0)
+
+    def check(self) -> None:
+        """Fail fast when nothing listens at ``base_url`` (instead of retrying every request).
+        Any other answer, even an error (some servers have no ``/models``), passes.
+
+        Raises:
+            ConfigError: the server cannot be reached.
+        """
+        import openai
+
+        try:
+            self.client.models.list()
+        except openai.APIConnectionError as exc:
+            raise ConfigError(f"llm.backend.base_url: cannot reach {self.client.base_url} ({exc}). "
+                              "Fix: start the server (e.g. `vllm serve MODEL --port 8000`) or "
+                              "correct base_url") from exc
+        except openai.APIError as exc:
+            log.info("server check: %s answered %s; going on", self.client.base_url, type(exc).__name__)
+
+    def complete(self, request: Request, sampling: Sampling) -> str:
+        reply = self.client.chat.completions.create(
+            model=self.model,
+            messages=[{"role": "user", "content": request.prompt}],
+            temperature=sampling.temperature,
+            top_p=sampling.top_p,
+            max_tokens=sampling.max_tokens,
+            seed=request.seed,
+        )
+        choices = getattr(reply, "choices", None)
+        if not choices:
+            raise ValueError(f"reply without choices: {str(reply)[:200]!r}")
+        return choices[0].message.content or ""
+
+
+class TransformersBackend:
+    """A local causal LM (path or hub id) with its tokenizer; CUDA when present (``device:
+    auto``). The prompt goes through the tokenizer's chat template when it has one. Each request
+    samples with ``torch.manual_seed(request.seed)``, so an answer does not depend on which
+    requests came before it (a resumed run gives the same answers). One request at a time.
+
+    Raises:
+        ConfigError: the model or tokenizer cannot be loaded, or CUDA is asked for and absent.
+    """
+
+    concurrency = 1
+
+    def __init__(self, backend: Backend):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        if backend.device == "cuda" and not torch.cuda.is_available():
+            raise ConfigError("llm.backend.device: cuda, but no GPU is visible. Fix: set device: auto or cpu")
+        self.device = "cuda" if backend.device == "auto" and torch.cuda.is_available() else (
+            "cpu" if backend.device == "auto" else backend.device)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(backend.model)
+            kwargs = {"dtype": "auto"} if self.device == "cuda" else {}
+            self.lm = AutoModelForCausalLM.from_pretrained(backend.model, **kwargs).to(self.device).eval()
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"llm.backend.model: cannot load {backend.model!r} ({exc}). Fix: give a "
+                              "local folder with a causal LM and its tokenizer, or a hub id this "
+                              "machine can download") from exc
+        self.model = backend.model
+        log.info("transformers backend: %s on %s", backend.model, self.device)
+
+    def complete(self, request: Request, sampling: Sampling) -> str:
+        import torch
+
+        if getattr(self.tokenizer, "chat_template", None):
+            enc = self.tokenizer.apply_chat_template([{"role": "user", "content": request.prompt}],
+                                                     add_generation_prompt=True, return_dict=True,
+                                                     return_tensors="pt")
+        else:
+            enc = self.tokenizer(request.prompt, return_tensors="pt")
+        enc = {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
+        pad = self.tokenizer.pad_token_id
+        pad = self.tokenizer.eos_token_id if pad is None else pad
+        sample = sampling.temperature > 0
+        sample_args = {"temperature": sampling.temperature, "top_p": sampling.top_p} if sample else {}
+        torch.manual_seed(request.seed)
+        with torch.no_grad():
+            out = self.lm.generate(**enc, do_sample=sample, max_new_tokens=sampling.max_tokens,
+                                   pad_token_id=pad, **sample_args)
+        return self.tokenizer.decode(out[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+
+
+def make_backend(backend: Backend):
+    """The backend the settings describe."""
+    if backend.type == "openai":
+        return OpenAIBackend(backend)
+    return TransformersBackend(backend)
