@@ -8,13 +8,16 @@ import os
 
 from snakemake.utils import min_version, validate
 
+from icda.workflow import check_config
+
 min_version("9.0")
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+check_config(config, os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml"))
+validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 
 
 report: "workflow/report/workflow.rst"
@@ -37,8 +40,8 @@ rule all:
     default_target: True
     input:
         run_summaries(),
-        expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
-        "results/tables/summary.md",
+        all_evaluations,
+        rules.tables.output,
         "results/plots/alpha_all.png",
         expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
         "results/theory/summary.json",

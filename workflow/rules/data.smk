@@ -27,7 +27,8 @@ rule settings:
 
 rule prepare:
     input:
-        "results/{dataset}/dataset.json",
+        spec="results/{dataset}/dataset.json",
+        files=lambda wc: icda_workflow.data_files(config, wc.dataset),
     output:
         train="results/{dataset}/data/train.jsonl",
         dev="results/{dataset}/data/dev.jsonl",
@@ -38,7 +39,7 @@ rule prepare:
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda prepare --spec {input} --out-dir results/{wildcards.dataset}/data > {log} 2>&1"
+        "python -m icda prepare --spec {input.spec} --out-dir results/{wildcards.dataset}/data > {log} 2>&1"
 
 
 rule unavailable:
