@@ -40,6 +40,7 @@ rule all:
     default_target: True
     input:
         run_summaries(),
+        expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
         all_evaluations,
         rules.tables.output,
         "results/plots/alpha_all.png",
