@@ -43,6 +43,6 @@ rule all:
         expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
         all_evaluations,
         rules.tables.output,
-        "results/plots/alpha_all.png",
+        rules.plots.output,
         expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
         "results/theory/summary.json",

@@ -187,11 +187,14 @@ def test_deleted_or_changed_artifacts_are_rebuilt(tmp_path):
     fake_finished_run(tmp_path, args)
     results = tmp_path / "results"
 
-    (results / "tables/all_results.csv").unlink()
-    (results / "synthetic/run1/iter1/eval.json").unlink()
-    proc = snakemake("-n", *args)
-    assert "Missing output files: results/tables/all_results.csv" in proc.stdout
-    assert "Missing output files: results/synthetic/run1/iter1/eval.json" in proc.stdout
+    deleted = ["tables/all_results.csv", "tables/synthetic.md", "plots/alpha_synthetic.png",
+               "synthetic/run1/iter1/eval.json"]
+    for path in deleted:
+        (results / path).unlink()
+    marker = "reason: Missing output files: "
+    missing = {path for line in snakemake("-n", *args).stdout.splitlines() if marker in line
+               for path in line.split(marker)[1].split(";")[0].split(", ")}
+    assert missing == {f"results/{path}" for path in deleted}
     snakemake("--touch", *args)  # (as if rebuilt)
 
     model = results / "synthetic/run1/iter0/seed42/model.pt"
@@ -241,6 +244,8 @@ def test_config_errors_one_line_per_problem(tmp_path):
     assert lines[1].strip().startswith("colour: unknown key (allowed: data_dir, run_datasets,")
     assert lines[2].strip().startswith("train.lr: -1 is less than or equal to the minimum of 0")
     assert lines[-1].startswith("Fix:") and len(lines) == 4
+    with pytest.raises(ConfigError, match=r"datasets: 'my data; rm' does not match"):
+        workflow.check_config({"datasets": {"my data; rm": TOY}}, SCHEMA)
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("colour: red\n")
