@@ -83,22 +83,22 @@ def availability(config: dict) -> tuple[list[str], dict[str, str]]:
     """
     data_dir = Path(config["data_dir"])
     named = config.get("run_datasets") or []
-    present, absent = [], {}
-    for name in selected_datasets(config):
-        spec = validate_spec(name, config["datasets"][name])
-        missing = missing_files(spec, data_dir)
-        if missing and name in named:
-            raise DataError(missing[0], None, f"file not found; dataset {name!r} is named in run_datasets",
-                            describe_missing(name, spec, data_dir, workflow_download=False)
-                            + f" Or remove {name!r} from run_datasets")
-        if missing:
-            absent[name] = describe_missing(name, spec, data_dir)
-        else:
-            present.append(name)
+    specs = {name: validate_spec(name, config["datasets"][name]) for name in selected_datasets(config)}
+    present = [name for name, spec in specs.items() if not missing_files(spec, data_dir)]
+    absent_named = [name for name in named if name not in present]
+    if absent_named:  # (the workflow cannot start, so its download rule is not suggested)
+        name = absent_named[0]
+        raise DataError(missing_files(specs[name], data_dir)[0], None,
+                        f"file not found; dataset {name!r} is named in run_datasets",
+                        describe_missing(name, specs[name], data_dir, workflow_download=False)
+                        + f" Or remove {name!r} from run_datasets")
     if not present:
-        raise ConfigError(f"no selected dataset has its files: {'; '.join(absent.values())}. Fix: get "
-                          "the files of one of them, or add a dataset whose files are present")
-    return present, absent
+        how = " ".join(describe_missing(name, spec, data_dir, workflow_download=False)
+                       for name, spec in specs.items())
+        raise ConfigError(f"no selected dataset has its files. Fix: get the files of one of them, or "
+                          f"add a dataset whose files are present. {how}")
+    return present, {name: describe_missing(name, spec, data_dir)
+                     for name, spec in specs.items() if name not in present}
 
 
 def dataset_spec(config: dict, name: str) -> dict[str, Any]:

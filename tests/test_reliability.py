@@ -157,6 +157,8 @@ def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
     present, absent = workflow.availability(config | {"run_datasets": [], "datasets": {
         "toy": TOY, "synthetic": {"source": "synthetic", "synthetic": {"n_train": 8, "n_dev": 4, "n_test": 4}}}})
     assert present == ["synthetic"] and "toy/train.txt" in absent["toy"]
+    with pytest.raises(ConfigError, match="no selected dataset has its files. Fix: get the files"):
+        workflow.availability(config | {"run_datasets": []})
 
 
 # ------------------------------------------------------------------ 5. deleted, changed, corrupt artifacts
