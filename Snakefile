@@ -41,7 +41,7 @@ rule all:
     input:
         run_summaries(),
         expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
-        all_evaluations,
+        all_evaluations,  # every iteration's eval.json, so that a deleted one is rebuilt
         rules.tables.output,
         rules.plots.output,
         expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
