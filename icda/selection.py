@@ -53,7 +53,8 @@ def _read(path: Path) -> dict:
     try:
         obj = read_json(path)
     except ValueError as exc:  # also UnicodeDecodeError
-        raise DataError(path, None, f"corrupt file, not valid JSON ({exc})", rebuild_fix(path, "train")) from exc
+        raise DataError(path, None, f"corrupt file, not valid JSON ({exc})",
+                        rebuild_fix(path, "train")) from exc
     if not isinstance(obj, dict):
         raise DataError(path, None, "corrupt file, not a JSON object", rebuild_fix(path, "train"))
     return obj

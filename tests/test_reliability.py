@@ -85,7 +85,8 @@ def test_config_paths_reach_the_shell_quoted(tmp_path):
     assert any("--cache-dir" in c for c in commands)
 
     snakemake("results/toy/data/stats.json", *args)  # data_dir reaches prepare through its spec file
-    assert json.loads((workdir / "results/toy/data/stats.json").read_text())["splits"]["test"]["documents"] == 10
+    stats = json.loads((workdir / "results/toy/data/stats.json").read_text())
+    assert stats["splits"]["test"]["documents"] == 10
     assert not list(tmp_path.rglob("PWNED*"))
 
 
@@ -106,7 +107,8 @@ def test_changed_data_file_reruns_its_prepare_only(tmp_path):
         fh.writelines(f"1\tMore food {i}.[SEP]x.\n" for i in range(10))
     assert planned_jobs(snakemake("-n", *targets, *args)) == {"prepare": 1}
     snakemake(*targets, *args)
-    assert json.loads((tmp_path / "results/toy/data/stats.json").read_text())["splits"]["test"]["documents"] == 20
+    stats = json.loads((tmp_path / "results/toy/data/stats.json").read_text())
+    assert stats["splits"]["test"]["documents"] == 20
 
 
 # ------------------------------------------------------------------ 3. test sets without ground truth
@@ -154,8 +156,9 @@ def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
     assert proc.returncode != 0
     assert f"{tmp_path / 'data/toy/train.txt'}: file not found" in proc.stdout + proc.stderr
     # not named: listed as unavailable, the others run
-    present, absent = workflow.availability(config | {"run_datasets": [], "datasets": {
-        "toy": TOY, "synthetic": {"source": "synthetic", "synthetic": {"n_train": 8, "n_dev": 4, "n_test": 4}}}})
+    synthetic = {"source": "synthetic", "synthetic": {"n_train": 8, "n_dev": 4, "n_test": 4}}
+    present, absent = workflow.availability(
+        config | {"run_datasets": [], "datasets": {"toy": TOY, "synthetic": synthetic}})
     assert present == ["synthetic"] and "toy/train.txt" in absent["toy"]
     with pytest.raises(ConfigError, match="no selected dataset has its files. Fix: get the files"):
         workflow.availability(config | {"run_datasets": []})
