@@ -8,13 +8,16 @@ import os
 
 from snakemake.utils import min_version, validate
 
+from icda.workflow import check_config
+
 min_version("9.19")  # profiles/*/profile.yaml is read from Snakemake 9.19 on
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+check_config(config, os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml"))
+validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 
 
 report: "workflow/report/workflow.rst"
@@ -40,9 +43,10 @@ rule all:
     input:
         run_summaries(),
         expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
-        "results/tables/summary.md",
+        all_evaluations,  # every iteration's eval.json, so that a deleted one is rebuilt
+        rules.tables.output,
         "results/tables/compute.md",
-        "results/plots/alpha_all.png",
+        rules.plots.output,
         expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
         expand("results/{dataset}/rationales.html", dataset=AVAILABLE),
         "results/theory/summary.json",

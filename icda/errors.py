@@ -24,3 +24,9 @@ class DataError(IcdaError):
 
 class ConfigError(IcdaError):
     """A configuration value is invalid; the message names the key and the fix."""
+
+
+def rebuild_fix(path: str | Path, command: str) -> str:
+    """The fix for a corrupt workflow file at ``path``, written by ``python -m icda <command>``."""
+    return (f"delete it and rebuild it with `snakemake --cores 1 --forcerun {path}` (reruns the job "
+            f"that writes it and every job after it), or rerun `python -m icda {command}`")

@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Sequence
 
-from icda.errors import DataError
+from icda.errors import DataError, rebuild_fix
 from icda.io import read_json
 
 PENALTY = 1e10
@@ -52,9 +52,21 @@ def score(dev_loss: float, degenerate: bool, iteration: int, delta: float | None
 
 
 def _read(path: Path) -> dict:
+    """A candidate's history.json or rationales.json.
+
+    Raises:
+        DataError: the file is missing or corrupt (not a JSON object).
+    """
     if not path.exists():
         raise DataError(path, None, "file not found", "run the training job of this candidate first")
-    return read_json(path)
+    try:
+        obj = read_json(path)
+    except ValueError as exc:  # also UnicodeDecodeError
+        raise DataError(path, None, f"corrupt file, not valid JSON ({exc})",
+                        rebuild_fix(path, "train")) from exc
+    if not isinstance(obj, dict):
+        raise DataError(path, None, "corrupt file, not a JSON object", rebuild_fix(path, "train"))
+    return obj
 
 
 def select_candidate(
@@ -85,6 +97,9 @@ def select_candidate(
     Returns:
         the selection record: chosen candidate, its dev loss, best epoch, ΔA, and every
         candidate's numbers and score.
+
+    Raises:
+        DataError: a candidate's history.json or rationales.json is missing or corrupt.
     """
     if candidate_loss not in CANDIDATE_LOSSES:
         raise ValueError(f"candidate_loss={candidate_loss!r}: use one of {CANDIDATE_LOSSES}")

@@ -9,8 +9,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from icda.data.datasets import describe_missing, missing_files, validate_spec
-from icda.errors import ConfigError
+from icda.data.datasets import describe_missing, input_files, missing_files, validate_spec
+from icda.errors import ConfigError, DataError
 
 SETTINGS_SECTIONS = ("encoder", "model", "train", "icda")
 
@@ -20,6 +20,46 @@ def _merge(base: dict, override: dict) -> dict:
     for key, value in (override or {}).items():
         out[key] = _merge(out.get(key, {}), value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
     return out
+
+
+def check_config(config: dict, schema_path: str | Path) -> None:
+    """Check ``config`` against the workflow's JSON schema, before Snakemake's ``validate`` (which
+    fills in the defaults but reports a problem with the whole config and schema).
+
+    Raises:
+        ConfigError: one line per problem: the key, what is wrong (for an unknown key, the
+            allowed keys), and the fix.
+    """
+    import jsonschema
+    import yaml
+
+    with open(schema_path, encoding="utf-8") as fh:
+        schema = yaml.safe_load(fh)
+    problems = []
+    for error in jsonschema.Draft202012Validator(schema).iter_errors(config):
+        key = ".".join(str(p) for p in error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = list(error.schema.get("properties", {}))
+            problems += [f"{key + '.' if key else ''}{name}: unknown key (allowed: {', '.join(allowed)})"
+                         for name in error.instance if name not in allowed]
+        else:
+            problems.append(f"{key or 'config'}: {error.message[:200]}")
+    if problems:
+        raise ConfigError("invalid config:\n  " + "\n  ".join(sorted(problems))
+                          + f"\nFix: correct these keys (each key, its type and default: {schema_path})")
+
+
+def run_numbers(config: dict) -> list[int]:
+    """The runs of every dataset: 1 .. ``n_runs``.
+
+    Raises:
+        ConfigError: ``n_runs`` is larger than the number of seed lists in ``runs``.
+    """
+    n, runs = config["n_runs"], config["runs"]
+    if n > len(runs):
+        raise ConfigError(f"n_runs: {n}, but `runs` has {len(runs)} seed lists. Fix: lower n_runs "
+                          f"to {len(runs)} or add {n - len(runs)} seed lists to `runs`")
+    return list(range(1, n + 1))
 
 
 def selected_datasets(config: dict) -> list[str]:
@@ -32,16 +72,33 @@ def selected_datasets(config: dict) -> list[str]:
 
 
 def availability(config: dict) -> tuple[list[str], dict[str, str]]:
-    """(datasets whose files are all present, {absent dataset: what is missing and how to get it})."""
+    """(datasets whose files are all present, {absent dataset: what is missing and how to get it}).
+
+    Only datasets that ``run_datasets`` does not name may be absent.
+
+    Raises:
+        ConfigError: a dataset spec is invalid, or no selected dataset has its files.
+        DataError: a dataset named in ``run_datasets`` misses a file (the message names the file
+            and how to get it).
+    """
     data_dir = Path(config["data_dir"])
-    present, absent = [], {}
-    for name in selected_datasets(config):
-        spec = validate_spec(name, config["datasets"][name])
-        if missing_files(spec, data_dir):
-            absent[name] = describe_missing(name, spec, data_dir)
-        else:
-            present.append(name)
-    return present, absent
+    named = config.get("run_datasets") or []
+    specs = {name: validate_spec(name, config["datasets"][name]) for name in selected_datasets(config)}
+    present = [name for name, spec in specs.items() if not missing_files(spec, data_dir)]
+    absent_named = [name for name in named if name not in present]
+    if absent_named:  # (the workflow cannot start, so its download rule is not suggested)
+        name = absent_named[0]
+        raise DataError(missing_files(specs[name], data_dir)[0], None,
+                        f"file not found; dataset {name!r} is named in run_datasets",
+                        describe_missing(name, specs[name], data_dir, workflow_download=False)
+                        + f" Or remove {name!r} from run_datasets")
+    if not present:
+        how = " ".join(describe_missing(name, spec, data_dir, workflow_download=False)
+                       for name, spec in specs.items())
+        raise ConfigError(f"no selected dataset has its files. Fix: get the files of one of them, or "
+                          f"add a dataset whose files are present. {how}")
+    return present, {name: describe_missing(name, spec, data_dir)
+                     for name, spec in specs.items() if name not in present}
 
 
 def dataset_spec(config: dict, name: str) -> dict[str, Any]:
@@ -64,6 +121,11 @@ def generate_gpus(config: dict, name: str) -> int:
     model that may use one (device auto or cuda), 0 for a server backend."""
     backend = (config["datasets"][name].get("llm") or {}).get("backend") or {}
     return int(backend.get("type") == "transformers" and backend.get("device", "auto") != "cpu")
+
+
+def data_files(config: dict, name: str) -> list[str]:
+    """The data files dataset ``name`` is prepared from (rule ``prepare``: a change reruns it)."""
+    return [str(p) for p in input_files(config["datasets"][name], config["data_dir"])]
 
 
 def dataset_settings(config: dict, name: str) -> dict[str, Any]:
@@ -90,7 +152,8 @@ def run_seeds(config: dict, run: int | str) -> list[int]:
     runs = config["runs"]
     r = int(run)
     if not 1 <= r <= len(runs):
-        raise ConfigError(f"run {r} is not configured: `runs` has {len(runs)} seed lists")
+        raise ConfigError(f"run {r} is not configured: `runs` has {len(runs)} seed lists. "
+                          f"Fix: add seed lists to `runs` or use runs 1 to {len(runs)}")
     return list(runs[r - 1])
 
 

@@ -12,7 +12,7 @@ import torch
 from icda.data.datasets import SPLITS
 from icda.data.document import Document, read_documents
 from icda.encoder import resolve_device
-from icda.errors import DataError
+from icda.errors import DataError, rebuild_fix
 from icda.io import save_torch
 from icda.model import CachedSentences, EncodedSentences, RationaleNetwork
 from icda.settings import ModelSettings, Settings
@@ -110,17 +110,29 @@ def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | Non
 
 
 def _load(path: str | Path) -> dict:
+    """The dict saved by :func:`save_model`.
+
+    Raises:
+        DataError: the file is missing, or corrupt (truncated, not a saved model).
+    """
     path = Path(path)
     if not path.exists():
         raise DataError(path, None, "model file not found", "train it first (`python -m icda train`)")
-    return torch.load(path, map_location="cpu", weights_only=True)
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+        if not isinstance(saved, dict) or not {"state_dict", "model"} <= saved.keys():
+            raise ValueError("no state_dict and model settings")
+    except Exception as exc:  # unpickling errors of a truncated or foreign file
+        raise DataError(path, None, f"corrupt model file ({str(exc).splitlines()[0]})",
+                        rebuild_fix(path, "train")) from exc
+    return saved
 
 
 def load_weights(model: RationaleNetwork, path: str | Path) -> None:
     """Load weights saved by :func:`save_model` into ``model`` (the warm start).
 
     Raises:
-        DataError: the file is missing or was saved from a network of another shape.
+        DataError: the file is missing, corrupt, or was saved from a network of another shape.
     """
     _fit(model, _load(path), path)
 

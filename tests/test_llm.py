@@ -234,7 +234,7 @@ def test_generate_and_prepare_with_fake_server(server, tmp_path):
     for split in ("train", "dev", "test"):
         labels = [d["label"] for d in docs[split]]
         assert labels.count(0) == labels.count(1) > 0
-    for doc in docs["test"]:  # keyword ground truth: the food sentence
+    for doc in docs["train"] + docs["dev"] + docs["test"]:  # keyword ground truth, every split
         assert doc["rationale"] == [i for i, s in enumerate(doc["sentences"])
                                     if any(k in s.lower() for k in spec["keywords"])]
     assert stats["test_ground_truth"]["coverage"] == 1.0

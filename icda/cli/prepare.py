@@ -58,4 +58,5 @@ def summary(stats: dict, out_dir: Path) -> str:
     gt = stats["test_ground_truth"]
     lines.append(f"  test ground truth: {gt['with_rationale']} of {stats['splits']['test']['documents']} "
                  f"documents have a rationale sentence ({gt['coverage']:.1%})")
+    lines += [f"  warning: {w}" for w in stats["warnings"]]
     return "\n".join(lines)

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from icda.data.document import Document, write_documents
-from icda.data.prepare import balance_classes, deduplicate, drop_short, split_dev
+from icda.data.prepare import clean, split_dev
 from icda.data.readers import read_hotel_test, read_icda, read_jsonl
 from icda.data.synthetic import generate_synthetic
 from icda.errors import ConfigError, DataError
@@ -246,17 +246,23 @@ def load_specs(
     return [(name, datasets[name], data_dir) for name in (names or list(datasets))]
 
 
-def missing_files(spec: dict, data_dir: str | Path) -> list[Path]:
-    """The configured train/dev/test files that do not exist under ``data_dir`` (none for a
-    synthetic or llm dataset). The spec is not validated here: unset paths are skipped."""
-    if spec.get("source", "files") in ("synthetic", "llm"):
+def input_files(spec: dict, data_dir: str | Path) -> list[Path]:
+    """The configured train/dev/test files under ``data_dir`` (none unless ``source: files``).
+    The spec is not validated here: unset paths are skipped."""
+    if spec.get("source", "files") != "files":
         return []
-    data_dir = Path(data_dir)
-    return [data_dir / spec[k] for k in SPLITS if spec.get(k) and not (data_dir / spec[k]).is_file()]
+    return [Path(data_dir) / spec[k] for k in SPLITS if spec.get(k)]
 
 
-def describe_missing(name: str, spec: dict, data_dir: str | Path) -> str:
-    """What is missing for dataset ``name`` and how to get it; ``""`` when nothing is missing."""
+def missing_files(spec: dict, data_dir: str | Path) -> list[Path]:
+    """The :func:`input_files` that do not exist."""
+    return [path for path in input_files(spec, data_dir) if not path.is_file()]
+
+
+def describe_missing(name: str, spec: dict, data_dir: str | Path, workflow_download: bool = True) -> str:
+    """What is missing for dataset ``name`` and how to get it; ``""`` when nothing is missing.
+    ``workflow_download=False`` leaves out the workflow's download rule (for when the workflow
+    cannot start)."""
     missing = missing_files(spec, data_dir)
     if not missing:
         return ""
@@ -266,7 +272,8 @@ def describe_missing(name: str, spec: dict, data_dir: str | Path) -> str:
         how = (spec.get("how_to_get") or f"Request them from the authors and place them at {files}.").strip()
         return text + f"These files are not public. {how}"
     if spec.get("url"):
-        text += (f"Download with `{DOWNLOAD_COMMAND}` or `python -m icda download --config CONFIG "
+        rule = f"`{DOWNLOAD_COMMAND}` or " if workflow_download else ""
+        text += (f"Download with {rule}`python -m icda download --config CONFIG "
                  f"--dataset {name}` (fetches {spec['url']}<path>)")
         if spec.get("how_to_get"):
             text += f"; {spec['how_to_get']}"
@@ -353,22 +360,28 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
 
     Train and dev are deduplicated, documents with fewer than ``min_sentences`` sentences dropped
     and classes balanced (``balance``); when ``dev`` is null, dev is carved out of the prepared
-    train split (stratified, ``dev_fraction``). The test split is kept as read. A ``source: llm``
-    dataset is read from ``responses`` (default: where ``generate`` writes it) and cleaned and split
-    by :func:`icda.generate.postprocess.llm_splits`; its stats gain a ``generation`` section.
-    ``stats.json`` is written last, so its presence means the output is complete.
+    train split (stratified, ``dev_fraction``). The test split is kept as read and must be able to
+    measure rationale precision (:func:`check_test_split`). A ``source: llm`` dataset is read from
+    ``responses`` (default: where ``generate`` writes it) and cleaned and split by
+    :func:`icda.generate.postprocess.llm_splits`; its stats gain a ``generation`` section.
+    ``stats.json`` is written last, so its presence means the output is complete; an earlier output
+    in ``out_dir`` is removed first, so a failed run leaves none.
 
     Returns:
         The statistics written to ``stats.json``: per split the number of documents, label counts
         and sentences per document (mean, population sd, min, max); per split the documents
-        dropped at each step; the test ground-truth coverage.
+        dropped at each step; the test ground-truth coverage; the train and dev documents that
+        also appear in test (``overlap``); ``warnings`` (also logged).
 
     Raises:
         ConfigError: the spec is invalid.
-        DataError: a file is missing or malformed, or train/dev end up empty or with one class.
+        DataError: a file is missing or malformed, train/dev end up empty or with one class, or
+            the test split is empty or has no ground truth (:func:`check_test_split`).
     """
     spec = validate_spec(name, spec)
     out_dir = Path(out_dir)
+    for stale in ("stats.json", *(f"{split}.jsonl" for split in SPLITS)):  # stats.json first
+        (out_dir / stale).unlink(missing_ok=True)
     if spec["source"] == "synthetic":
         kwargs = {"seed": spec["seed"], **spec["synthetic"]}
         raw: dict[str, list[Document] | None] = dict(generate_synthetic(**kwargs))
@@ -394,13 +407,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         steps: dict[str, int] = {"read": len(docs)}
         if spec["source"] == "files" and spec["ratings"]:
             steps["rating_between_thresholds"] = _count_lines(Path(data_dir) / spec[split]) - len(docs)
-        kept = deduplicate(docs)
-        steps["duplicates"] = len(docs) - len(kept)
-        docs, kept = kept, drop_short(kept, spec["min_sentences"])
-        steps["short"] = len(docs) - len(kept)
-        if spec["balance"]:
-            docs, kept = kept, balance_classes(kept, spec["seed"])
-            steps["balance"] = len(docs) - len(kept)
+        kept, cleaned = clean(docs, spec["min_sentences"], spec["balance"], spec["seed"])
+        steps.update(cleaned)
         prepared[split] = kept
         dropped[split] = steps
     if raw["dev"] is None:
@@ -420,8 +428,16 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
                             f"the {split} split has {sum(labels.values())} documents and "
                             f"{len(labels)} class(es) after preparation (need both classes)",
                             f"check the file, or lower min_sentences (now {spec['min_sentences']})")
+    warnings = check_test_split(name, spec, prepared["test"], inputs["test"])
+    overlap = {split: count_test_overlap(prepared[split], prepared["test"])
+               for split in ("train", "dev")}
+    for split, n in overlap.items():
+        if n:
+            warnings.append(f"{name}: {n} of {len(prepared[split])} {split} documents also appear in "
+                            "the test split (same sentences)")
+    for warning in warnings:
+        log.warning(warning)
 
-    (out_dir / "stats.json").unlink(missing_ok=True)  # an older run's marker must not vouch for us
     for split in SPLITS:
         write_documents(prepared[split], out_dir / f"{split}.jsonl")
     stats = {
@@ -431,6 +447,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         "splits": {split: split_stats(prepared[split]) for split in SPLITS},
         "dropped": dropped,
         "test_ground_truth": ground_truth_stats(prepared["test"]),
+        "overlap": {f"{split}_test": n for split, n in overlap.items()},
+        "warnings": warnings,
     }
     if spec["source"] == "llm":
         stats["generation"] = generation
@@ -465,6 +483,48 @@ def ground_truth_stats(docs: list[Document]) -> dict:
         "rationale_sentences_mean": (statistics.fmean(len(d.rationale) for d in annotated)
                                      if annotated else 0.0),
     }
+
+
+def check_test_split(name: str, spec: dict, docs: list[Document], where: str) -> list[str]:
+    """Check that the test split of dataset ``name`` (read from ``where``) can measure rationale
+    precision: it has documents and some have a ground-truth rationale sentence.
+
+    Returns:
+        Warnings: ground truth covers under half of the test documents.
+
+    Raises:
+        DataError: the test split is empty; no test document is annotated (the dataset has neither
+            keywords nor annotated rationales); or none has a ground-truth sentence (e.g. keywords
+            that match no test sentence).
+    """
+    if not docs:
+        raise DataError(where, None, f"dataset {name!r}: the test split has no documents",
+                        "put the test documents in this file, one a line")
+    gt = ground_truth_stats(docs)
+    if gt["annotated"] == 0:
+        raise DataError(where, None,
+                        f"dataset {name!r}: no test document has ground truth (the dataset has "
+                        "neither keywords nor annotated rationales), so rationale precision cannot "
+                        "be measured",
+                        f"set datasets.{name}.keywords, or give the test records a \"rationale\" "
+                        "(test_format: jsonl) or sentence indices (test_format: hotel)")
+    if gt["with_rationale"] == 0:
+        how = (f"check datasets.{name}.keywords {spec['keywords']} against the test sentences (a "
+               "sentence counts when it contains a keyword, case-insensitively)"
+               if spec.get("keywords") else "annotate at least some rationale sentences")
+        raise DataError(where, None,
+                        f"dataset {name!r}: none of the {len(docs)} test documents has a "
+                        "ground-truth rationale sentence, so every precision would be 0", how)
+    if gt["coverage"] < 0.5:
+        return [f"{name}: ground truth covers only {gt['with_rationale']} of {len(docs)} test "
+                f"documents ({gt['coverage']:.0%}); precision rests on those documents alone"]
+    return []
+
+
+def count_test_overlap(docs: list[Document], test: list[Document]) -> int:
+    """How many of ``docs`` have the same sentences as a test document."""
+    test_sentences = {doc.sentences for doc in test}
+    return sum(doc.sentences in test_sentences for doc in docs)
 
 
 def _count_lines(path: Path) -> int:

@@ -90,6 +90,21 @@ def balance_classes(docs: Sequence[Document], seed: int) -> list[Document]:
     return out
 
 
+def clean(docs: Sequence[Document], min_sentences: int, balance: bool, seed: int) -> tuple[list[Document], dict[str, int]]:
+    """The paper's preparation of a train/dev split: :func:`deduplicate`, :func:`drop_short`, and
+    :func:`balance_classes` when ``balance``. Returns the kept documents and, per step
+    (``duplicates``, ``short``, ``balance``), how many it dropped."""
+    steps: dict[str, int] = {}
+    kept = deduplicate(docs)
+    steps["duplicates"] = len(docs) - len(kept)
+    before, kept = kept, drop_short(kept, min_sentences)
+    steps["short"] = len(before) - len(kept)
+    if balance:
+        before, kept = kept, balance_classes(kept, seed)
+        steps["balance"] = len(before) - len(kept)
+    return kept, steps
+
+
 def split_dev(docs: Sequence[Document], fraction: float, seed: int) -> tuple[list[Document], list[Document]]:
     """Carve a dev split out of ``docs``, stratified by label.
 

@@ -245,16 +245,15 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     if not path.is_file():
         raise DataError(path, None, "file not found",
                         "check the path, or fetch the data with `python -m icda download`")
-    with path.open(encoding="utf-8", newline=None) as fh:
-        lineno = 0
-        try:
-            for lineno, line in enumerate(fh, 1):
-                line = line.rstrip("\n")
-                if line.strip():
-                    yield lineno, line
-        except UnicodeDecodeError as exc:
-            raise DataError(path, lineno + 1, f"not UTF-8 text at or after this line ({exc.reason})",
-                            "convert the file to UTF-8") from exc
+    with path.open("rb") as fh:  # decoded line by line, so a decoding error has its line number
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                raise DataError(path, lineno, f"not UTF-8 text (byte {raw[exc.start]:#04x} at column "
+                                f"{exc.start + 1}: {exc.reason})", "convert the file to UTF-8") from exc
+            if line.strip():
+                yield lineno, line
 
 
 def _split_tab(path: Path, lineno: int, line: str, fix: str) -> tuple[str, str]:

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from icda.data.document import Document
-from icda.data.prepare import balance_classes, deduplicate, drop_short, split_dev
+from icda.data.prepare import clean, split_dev
 from icda.data.readers import keyword_rationale
 from icda.generate.records import Response, read_responses
 from icda.generate.spec import LlmSpec
@@ -116,13 +116,8 @@ def llm_splits(spec: dict, llm: LlmSpec, path: str | Path) -> tuple[dict[str, li
 
     responses = read_responses(path)
     docs, report = responses_to_documents(responses, llm, SentenceSplitter(spec["spacy_model"]))
-    kept = deduplicate(docs)
-    report["duplicates"] = len(docs) - len(kept)
-    docs, kept = kept, drop_short(kept, spec["min_sentences"])
-    report["short"] = len(docs) - len(kept)
-    if spec["balance"]:
-        docs, kept = kept, balance_classes(kept, spec["seed"])
-        report["balance"] = len(docs) - len(kept)
+    kept, steps = clean(docs, spec["min_sentences"], spec["balance"], spec["seed"])
+    report.update(steps)
     report["documents"] = len(kept)
     rest, test = split_dev(kept, llm.test, spec["seed"])
     train, dev = split_dev(rest, llm.dev / (1 - llm.test), spec["seed"] + 1)
@@ -131,6 +126,6 @@ def llm_splits(spec: dict, llm: LlmSpec, path: str | Path) -> tuple[dict[str, li
     for split, part in (("train", train), ("dev", dev), ("test", test)):
         splits[split] = [
             Document(f"{split}-{i}", doc.label, doc.sentences,
-                     keyword_rationale(doc.sentences, keywords) if split == "test" and keywords else None)
+                     keyword_rationale(doc.sentences, keywords) if keywords else None)
             for i, doc in enumerate(part)]
     return splits, report

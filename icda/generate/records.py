@@ -113,18 +113,7 @@ class ResponseCache:
     def read(self) -> list[Response]:
         """Every recorded attempt, in file order; unreadable lines (a run killed mid-write) are
         skipped with a warning."""
-        if not self.path.exists():
-            return []
-        out = []
-        with self.path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    out.append(Response.from_json(json.loads(line)))
-                except (ValueError, KeyError, TypeError) as exc:
-                    log.warning("%s:%d: skipping an unreadable cache line (%s)", self.path, lineno, exc)
-        return out
+        return _read_records(self.path, strict=False) if self.path.exists() else []
 
     def successes(self) -> dict[str, Response]:
         """The first successful response of each key."""
@@ -170,6 +159,12 @@ def read_responses(path: str | Path) -> list[Response]:
     if not path.exists():
         raise DataError(path, None, "responses file not found",
                         "run `python -m icda generate` for this dataset first")
+    return _read_records(path, strict=True)
+
+
+def _read_records(path: Path, strict: bool) -> list[Response]:
+    """The response records of a JSONL file. A malformed line raises :class:`DataError` (naming
+    file, line and fix) when ``strict``, else it is skipped with a warning."""
     out = []
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
@@ -178,6 +173,8 @@ def read_responses(path: str | Path) -> list[Response]:
             try:
                 out.append(Response.from_json(json.loads(line)))
             except (ValueError, KeyError, TypeError) as exc:
-                raise DataError(path, lineno, f"not a response record ({exc})",
-                                "regenerate it with `python -m icda generate` (cached answers are reused)") from exc
+                if strict:
+                    raise DataError(path, lineno, f"not a response record ({exc})",
+                                    "regenerate it with `python -m icda generate` (cached answers are reused)") from exc
+                log.warning("%s:%d: skipping an unreadable cache line (%s)", path, lineno, exc)
     return out

@@ -334,6 +334,14 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
     return paths, section
 
 
+def table_groups(groups: dict[str, list[str]], datasets: Iterable[str]) -> dict[str, list[str]]:
+    """The tables :func:`write_tables` writes: ``groups``, plus ``other`` holding the
+    ``datasets`` that are in no group (when there are such)."""
+    grouped = {ds for members in groups.values() for ds in members}
+    other = sorted(set(datasets) - grouped)
+    return dict(groups) | ({"other": other} if other else {})
+
+
 def write_tables(df: pd.DataFrame, out_dir: str | Path, groups: dict[str, list[str]] | None = None,
                  unavailable: dict[str, str] | None = None,
                  metric: str = "precision") -> list[Path]:
@@ -360,13 +368,10 @@ def write_tables(df: pd.DataFrame, out_dir: str | Path, groups: dict[str, list[s
         The paths written.
     """
     out_dir = Path(out_dir)
-    groups = dict(DEFAULT_GROUPS if groups is None else groups)
+    groups = table_groups(DEFAULT_GROUPS if groups is None else groups, set(df["dataset"]))
     unavailable = dict(unavailable or {})
-    grouped = {ds for members in groups.values() for ds in members}
-    other = sorted(set(df["dataset"]) - grouped)
-    if other:
-        log.warning("datasets in no table group, written to 'other': %s", ", ".join(other))
-        groups["other"] = other
+    if "other" in groups:
+        log.warning("datasets in no table group, written to 'other': %s", ", ".join(groups["other"]))
 
     written, sections = [], []
     for name, members in groups.items():

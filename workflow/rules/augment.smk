@@ -5,7 +5,7 @@
 rule augment:
     input:
         pools="results/{dataset}/run{run}/iter{k}/pools.json",
-        data="results/{dataset}/data/stats.json",
+        data=rules.prepare.output,
     output:
         train="results/{dataset}/run{run}/iter{k}/augmented/train.jsonl",
         dev="results/{dataset}/run{run}/iter{k}/augmented/dev.jsonl",
@@ -28,10 +28,12 @@ rule final_dataset:
         unpack(final_iterations),
     output:
         "results/{dataset}/icda_dataset.jsonl",
+    params:  # a function of the input: the input is only known once the runs' checkpoints are done
+        augmented=lambda wc, input: input.get("augmented", []),
     log:
         "results/logs/{dataset}/final_dataset.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda finalize --augmented {input} --data-dir results/{wildcards.dataset}/data"
+        "python -m icda finalize --augmented {params.augmented} --data-dir results/{wildcards.dataset}/data"
         " --out {output} > {log} 2>&1"

@@ -1,11 +1,12 @@
 # Shared values and input functions. Decisions live in icda/workflow.py.
 import json
+import shlex
 from pathlib import Path
 
 from icda import workflow as icda_workflow
 
 AVAILABLE, UNAVAILABLE = icda_workflow.availability(config)
-RUNS = list(range(1, config["n_runs"] + 1))
+RUNS = icda_workflow.run_numbers(config)
 MAX_ITERS = config["icda"]["max_iters"]
 
 wildcard_constraints:
@@ -75,11 +76,30 @@ def dataset_evaluations(wildcards):
 
 
 def final_iterations(wildcards):
-    """Per run of a dataset, its last iteration's augmented training set."""
+    """Per run of a dataset, its last iteration's augmented training set, and the selection (with
+    its candidates' rationales) by which finalize compares the runs."""
+    dataset = wildcards.dataset
+    last = {run: last_iteration(dataset, run) for run in RUNS}
     return {
-        f"run{run}": iteration_files(wildcards.dataset, run, "augmented/train.jsonl")[-1]
-        for run in RUNS
+        "augmented": [f"results/{dataset}/run{run}/iter{k}/augmented/train.jsonl" for run, k in last.items()],
+        "selections": [f"results/{dataset}/run{run}/iter{k}/selected.json" for run, k in last.items()],
+        "rationales": [path for run, k in last.items()
+                       for path in candidate_files(dataset, run, k, "rationales.json")],
+        "data": expand(rules.prepare.output, dataset=dataset),
     }
+
+
+def candidate_files(dataset, run, k, name):
+    """``name`` (model.pt, rationales.json) of every candidate of iteration ``k``: a job that
+    reads the selected candidate's file declares them all."""
+    base = f"results/{dataset}/run{run}/iter{k}"
+    return [f"{base}/{cand}/{name}" for cand in icda_workflow.candidates(config, run, k)]
+
+
+def comp_files(wildcards, name):
+    """``name`` of every COMP candidate of one run."""
+    base = f"results/{wildcards.dataset}/run{wildcards.run}/comp"
+    return [f"{base}/{comp}/{name}" for comp in icda_workflow.comp_candidates(config, wildcards.run)]
 
 
 # --- training and selection inputs ---
@@ -88,7 +108,7 @@ def final_iterations(wildcards):
 def _train_inputs(wc):
     inputs = {
         "settings": f"results/{wc.dataset}/settings.json",
-        "data": f"results/{wc.dataset}/data/stats.json",
+        "data": expand(rules.prepare.output, dataset=wc.dataset),
         "embeddings": embeddings(wc),
     }
     k = int(wc.k)
@@ -97,6 +117,8 @@ def _train_inputs(wc):
         inputs["pools"] = f"{previous}/pools.json"
         inputs["augmented_dev"] = f"{previous}/augmented/dev.jsonl"
         inputs["previous_selection"] = f"{previous}/selected.json"
+    if wc.cand == "warm":
+        inputs["previous_models"] = candidate_files(wc.dataset, wc.run, k - 1, "model.pt")
     return inputs
 
 
@@ -124,11 +146,13 @@ def _comp_params(wc):
 def _select_inputs(wc):
     base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
     inputs = {
-        "data": f"results/{wc.dataset}/data/stats.json",
+        "data": expand(rules.prepare.output, dataset=wc.dataset),
         "candidates": [f"{base}/{c}/history.json" for c in icda_workflow.candidates(config, wc.run, wc.k)],
+        "rationales": candidate_files(wc.dataset, wc.run, wc.k, "rationales.json"),
     }
     if int(wc.k) >= 1:
         inputs["previous"] = f"results/{wc.dataset}/run{wc.run}/iter{int(wc.k) - 1}/selected.json"
+        inputs["previous_rationales"] = candidate_files(wc.dataset, wc.run, int(wc.k) - 1, "rationales.json")
     return inputs
 
 

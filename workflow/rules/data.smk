@@ -29,6 +29,7 @@ rule prepare:
     input:
         spec="results/{dataset}/dataset.json",
         responses=lambda wc: icda_workflow.generated_responses(config, wc.dataset),
+        files=lambda wc: icda_workflow.data_files(config, wc.dataset),
     output:
         train="results/{dataset}/data/train.jsonl",
         dev="results/{dataset}/data/dev.jsonl",

@@ -20,4 +20,4 @@ rule embed:
         "../../environment.yml"
     shell:
         "python -m icda embed --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
-        " --out {output} --cache-dir {params.cache} > {log} 2>&1"
+        " --out {output} --cache-dir {params.cache:q} > {log} 2>&1"

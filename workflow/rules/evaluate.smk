@@ -4,9 +4,10 @@
 rule evaluate:
     input:
         settings="results/{dataset}/settings.json",
-        data="results/{dataset}/data/stats.json",
+        data=rules.prepare.output,
         embeddings=embeddings,
         selected="results/{dataset}/run{run}/iter{k}/selected.json",
+        models=lambda wc: candidate_files(wc.dataset, wc.run, wc.k, "model.pt"),
     output:
         "results/{dataset}/run{run}/iter{k}/eval.json",
     params:
@@ -24,9 +25,10 @@ rule evaluate:
 rule evaluate_comp:
     input:
         settings="results/{dataset}/settings.json",
-        data="results/{dataset}/data/stats.json",
+        data=rules.prepare.output,
         embeddings=embeddings,
         selected="results/{dataset}/run{run}/comp/selected.json",
+        models=lambda wc: comp_files(wc, "model.pt"),
     output:
         "results/{dataset}/run{run}/comp/eval.json",
     params:

@@ -4,7 +4,8 @@
 rule pools:
     input:
         selected="results/{dataset}/run{run}/iter{k}/selected.json",
-        data="results/{dataset}/data/stats.json",
+        data=rules.prepare.output,
+        rationales=lambda wc: candidate_files(wc.dataset, wc.run, wc.k, "rationales.json"),
     output:
         "results/{dataset}/run{run}/iter{k}/pools.json",
     params:

@@ -1,4 +1,5 @@
 # Tables (paper Table 1/2 layout) and convergence plots, attached to the HTML report.
+from icda.report.tables import table_groups
 
 
 rule tables:
@@ -9,6 +10,8 @@ rule tables:
     output:
         summary=report("results/tables/summary.md", caption="../report/tables.rst", category="Tables"),
         all_results="results/tables/all_results.csv",
+        tables=expand("results/tables/{name}.{ext}", ext=["csv", "md", "tex"],
+                      name=table_groups(config["report"]["groups"], AVAILABLE)),
     log:
         "results/logs/tables.log",
     conda:
@@ -23,6 +26,7 @@ rule plots:
         evals=all_evaluations,
     output:
         grid=report("results/plots/alpha_all.png", caption="../report/convergence.rst", category="Convergence"),
+        per_dataset=expand("results/plots/alpha_{dataset}.png", dataset=AVAILABLE),
     log:
         "results/logs/plots.log",
     conda:

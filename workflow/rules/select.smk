@@ -15,17 +15,15 @@ rule select:
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda select --iteration {wildcards.k} {params.args} --candidate-loss {params.candidate_loss}"
+        "python -m icda select --iteration {wildcards.k} {params.args} --candidate-loss {params.candidate_loss:q}"
         " --data-dir results/{wildcards.dataset}/data --out {output} > {log} 2>&1"
 
 
 rule select_comp:
     input:
-        data="results/{dataset}/data/stats.json",
-        candidates=lambda wc: expand(
-            "results/{dataset}/run{run}/comp/{comp}/history.json",
-            dataset=wc.dataset, run=wc.run, comp=icda_workflow.comp_candidates(config, wc.run),
-        ),
+        data=rules.prepare.output,
+        candidates=lambda wc: comp_files(wc, "history.json"),
+        rationales=lambda wc: comp_files(wc, "rationales.json"),
     output:
         "results/{dataset}/run{run}/comp/selected.json",
     params:

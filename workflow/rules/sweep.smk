@@ -34,11 +34,11 @@ rule sweep_settings:
 rule sweep_embed:
     input:
         settings="results/sweep/{point}/{dataset}/settings.json",
-        data="results/{dataset}/data/stats.json",
+        data=rules.prepare.output,
     output:
         "results/sweep/{point}/{dataset}/embeddings.pt",
     params:
-        data=lambda wc, input: os.path.dirname(input.data),
+        data=lambda wc, input: os.path.dirname(input.data[0]),
         cache=config["embedding_cache"],
     threads: 2
     log:
@@ -53,15 +53,15 @@ rule sweep_embed:
 rule sweep_train:
     input:
         settings="results/sweep/{point}/{dataset}/settings.json",
-        data="results/{dataset}/data/stats.json",
+        data=rules.prepare.output,
         embeddings=get_sweep_embeddings,
     output:
         model="results/sweep/{point}/{dataset}/seed{seed}/model.pt",
         rationales="results/sweep/{point}/{dataset}/seed{seed}/rationales.json",
         history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
     params:
-        data=lambda wc, input: os.path.dirname(input.data),
-        embeddings=lambda wc, input: f"--embeddings {input.embeddings}" if input.embeddings else "",
+        data=lambda wc, input: os.path.dirname(input.data[0]),
+        embeddings=lambda wc, input: f"--embeddings {shlex.quote(input.embeddings)}" if input.embeddings else "",
         out=lambda wc, output: os.path.dirname(output.model),
     threads: config["train_threads"]
     resources:
@@ -79,14 +79,14 @@ rule sweep_evaluate:
     input:
         unpack(lambda wc: {"embeddings": get_sweep_embeddings(wc)}),
         settings="results/sweep/{point}/{dataset}/settings.json",
-        data="results/{dataset}/data/stats.json",
+        data=rules.prepare.output,
         model="results/sweep/{point}/{dataset}/seed{seed}/model.pt",
         history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
     output:
         "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
     params:
-        data=lambda wc, input: os.path.dirname(input.data),
-        embeddings=lambda wc, input: f"--embeddings {input.embeddings}" if input.embeddings else "",
+        data=lambda wc, input: os.path.dirname(input.data[0]),
+        embeddings=lambda wc, input: f"--embeddings {shlex.quote(input.embeddings)}" if input.embeddings else "",
     log:
         "results/logs/sweep/{point}/{dataset}/seed{seed}.evaluate.log",
     conda:

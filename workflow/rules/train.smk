@@ -32,7 +32,7 @@ rule train:
 rule train_comp:
     input:
         settings="results/{dataset}/settings.json",
-        data="results/{dataset}/data/stats.json",
+        data=rules.prepare.output,
         embeddings=embeddings,
     output:
         model="results/{dataset}/run{run}/comp/{comp}/model.pt",
