@@ -41,6 +41,7 @@ rule sweep_embed:
         data=lambda wc, input: os.path.dirname(input.data[0]),
         cache=config["embedding_cache"],
     threads: 2
+    priority: 100
     log:
         "results/logs/sweep/{point}/{dataset}/embed.log",
     conda:
