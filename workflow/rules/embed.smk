@@ -1,6 +1,6 @@
 # Frozen-encoder mode: every sentence of a dataset is encoded once and cached. The job asks for 2
 # threads; with --cores 2 the scheduler would keep filling both cores with 1-thread training jobs
-# of other datasets and start it last (measured: restaurant's embed waited 33 min), so it gets
+# of other datasets and start it last (measured: restaurant's embed started after 36 min), so it gets
 # priority: every training job of its dataset waits for it.
 
 
