@@ -9,7 +9,13 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from icda.data.datasets import describe_missing, input_files, missing_files, validate_spec
+from icda.data.datasets import (
+    describe_missing,
+    downloadable,
+    input_files,
+    missing_files,
+    validate_spec,
+)
 from icda.errors import ConfigError, DataError
 
 SETTINGS_SECTIONS = ("encoder", "model", "train", "icda")
@@ -71,20 +77,39 @@ def selected_datasets(config: dict) -> list[str]:
     return names
 
 
-def availability(config: dict) -> tuple[list[str], dict[str, str]]:
-    """(datasets whose files are all present, {absent dataset: what is missing and how to get it}).
+def downloads(config: dict) -> dict[str, list[str]]:
+    """{selected dataset: its missing files} for the datasets the workflow can download (public,
+    with a ``url``): each gets a ``download_<dataset>`` job writing exactly these files (paths
+    as rule ``prepare`` lists them), whether or not ``download`` is on (the ``download`` target
+    fetches them on request)."""
+    data_dir = config["data_dir"]
+    out = {}
+    for name in selected_datasets(config):
+        spec = validate_spec(name, config["datasets"][name])
+        missing = missing_files(spec, data_dir)
+        if missing and downloadable(spec):
+            out[name] = [str(path) for path in missing]
+    return out
 
-    Only datasets that ``run_datasets`` does not name may be absent.
+
+def availability(config: dict) -> tuple[list[str], dict[str, str]]:
+    """(datasets that run, {absent dataset: what is missing and how to get it}).
+
+    A dataset runs when its files are all present or, with ``download`` on (the default), when
+    the missing ones can be downloaded (:func:`downloads`: its ``prepare`` then waits for its
+    download job). Only datasets that ``run_datasets`` does not name may be absent.
 
     Raises:
-        ConfigError: a dataset spec is invalid, or no selected dataset has its files.
-        DataError: a dataset named in ``run_datasets`` misses a file (the message names the file
-            and how to get it).
+        ConfigError: a dataset spec is invalid, or no selected dataset can run.
+        DataError: a dataset named in ``run_datasets`` misses a file that will not be downloaded
+            (the message names the file and how to get it).
     """
     data_dir = Path(config["data_dir"])
     named = config.get("run_datasets") or []
     specs = {name: validate_spec(name, config["datasets"][name]) for name in selected_datasets(config)}
-    present = [name for name, spec in specs.items() if not missing_files(spec, data_dir)]
+    fetched = downloads(config) if config.get("download", True) else {}
+    present = [name for name, spec in specs.items()
+               if name in fetched or not missing_files(spec, data_dir)]
     absent_named = [name for name in named if name not in present]
     if absent_named:  # (the workflow cannot start, so its download rule is not suggested)
         name = absent_named[0]
@@ -101,9 +126,14 @@ def availability(config: dict) -> tuple[list[str], dict[str, str]]:
                      for name, spec in specs.items() if name not in present}
 
 
-def dataset_spec(config: dict, name: str) -> dict[str, Any]:
-    """The JSON that ``python -m icda prepare --spec`` reads."""
-    return {"name": name, "data_dir": str(config["data_dir"]), **config["datasets"][name]}
+def dataset_spec(config: dict, name: str, download: bool = False) -> dict[str, Any]:
+    """The JSON that ``python -m icda prepare --spec`` reads; with ``download``, the one that
+    ``python -m icda download --spec`` reads. Only the download's spec has the checksums
+    (``md5``): prepare does not use them, so adding one does not rerun it."""
+    spec = {"name": name, "data_dir": str(config["data_dir"]), **config["datasets"][name]}
+    if not download:
+        spec.pop("md5", None)
+    return spec
 
 
 def generated_responses(config: dict, name: str) -> list[str]:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import http.server
 import json
+import logging
 import math
+import socket
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -434,6 +440,8 @@ def test_prepare_dataset_missing_file_and_one_class(tmp_path):
         ({"train": None}, "datasets.toy.train: missing"),
         ({"test_format": "hotel"}, "datasets.toy.keywords: hotel test files"),
         ({"source": "synthetic"}, "datasets.toy.synthetic.n_train: missing"),
+        ({"md5": "abc"}, "datasets.toy.md5: 'abc' is not a mapping"),
+        ({"md5": {"toy/train.txt": "xyz"}}, "datasets.toy.md5.toy/train.txt: 'xyz' is not an md5"),
     ],
 )
 def test_validate_spec_errors_name_dataset_and_key(over, key):
@@ -466,11 +474,67 @@ def test_download_fetches_missing_files(tmp_path):
     assert (tmp_path / "local/toy/train.txt").read_bytes() == (tmp_path / "remote/toy/train.txt").read_bytes()
     assert (tmp_path / "local/toy/dev.txt").read_text() == "0\tkept.\n"  # present files untouched
     assert download("toy", spec, tmp_path / "local") == []
-    with pytest.raises(DataError, match="download of .* failed"):
+    with pytest.raises(DataError, match="could not download .*empty/toy/train.txt"):
         download("toy", _files_spec(url=(tmp_path / "empty").as_uri()), tmp_path / "other")
     assert not list((tmp_path / "other").rglob("*.txt"))  # nothing half-written
     with pytest.raises(DataError, match="not public"):
         download("beer", _files_spec(public=False), tmp_path / "other")
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    """A local HTTP server in a thread serving ``tmp_path / "remote"``; yields its base URL."""
+    (tmp_path / "remote").mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "remote"))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def test_download_over_http_verifies_known_checksums(tmp_path, http_server, caplog):
+    _toy_data(tmp_path / "remote")
+    md5 = {rel: hashlib.md5((tmp_path / "remote" / rel).read_bytes()).hexdigest()
+           for rel in ("toy/train.txt", "toy/dev.txt")}  # test.txt: no known checksum
+    spec = _files_spec(url=http_server, md5=md5)
+    with caplog.at_level(logging.INFO, logger="icda.data.datasets"):
+        got = download("toy", spec, tmp_path / "data")
+    assert got == [tmp_path / "data/toy" / f for f in ("train.txt", "dev.txt", "test.txt")]
+    for rel in ("toy/train.txt", "toy/dev.txt", "toy/test.txt"):
+        assert (tmp_path / "data" / rel).read_bytes() == (tmp_path / "remote" / rel).read_bytes()
+    assert f"md5 {md5['toy/train.txt']} verified" in caplog.text
+    test_md5 = hashlib.md5((tmp_path / "remote/toy/test.txt").read_bytes()).hexdigest()
+    assert f"toy/test.txt has no known checksum; its md5 is {test_md5}" in caplog.text
+    assert not [p for p in (tmp_path / "data/toy").iterdir() if p.name.startswith(".")]  # no temp files
+
+
+def test_download_checksum_mismatch_names_file_both_checksums_and_fix(tmp_path, http_server):
+    _toy_data(tmp_path / "remote")
+    actual = hashlib.md5((tmp_path / "remote/toy/dev.txt").read_bytes()).hexdigest()
+    spec = _files_spec(url=http_server, md5={"toy/dev.txt": "0" * 32})
+    with pytest.raises(DataError) as err:
+        download("toy", spec, tmp_path / "data")
+    assert err.value.path == str(tmp_path / "data/toy/dev.txt")
+    assert f"has md5 {actual}, expected {'0' * 32}" in err.value.problem
+    assert "rerun" in err.value.fix and str((tmp_path / "data/toy/dev.txt").resolve()) in err.value.fix
+    assert not (tmp_path / "data/toy/dev.txt").exists()  # a corrupt file is not kept
+    assert (tmp_path / "data/toy/train.txt").exists()  # the files before it were fine
+
+
+def test_download_offline_names_url_path_and_run_datasets(tmp_path):
+    with socket.socket() as sock:  # a port with nothing listening: the connection is refused
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/data/"
+    with pytest.raises(DataError) as err:
+        download("toy", _files_spec(url=url), tmp_path / "data", timeout=5)
+    path = (tmp_path / "data/toy/train.txt").resolve()
+    assert f"could not download {url}toy/train.txt" in err.value.problem
+    assert f"put it at {path}" in err.value.fix and "run_datasets" in err.value.fix
+    assert not (tmp_path / "data/toy").exists() or not list((tmp_path / "data/toy").iterdir())
 
 
 # ---------------------------------------------------------------------------------------- CLI

@@ -3,6 +3,7 @@ them, config values reach the shell quoted, corrupt files are named with the fix
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -164,6 +165,36 @@ def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
         workflow.availability(config | {"run_datasets": []})
 
 
+def test_workflow_downloads_missing_public_files_before_prepare(tmp_path):
+    """A public dataset whose files are absent: its download job fetches them into data_dir
+    (md5 checked), prepare runs on them, and a second invocation has nothing to do; a wrong
+    checksum stops the job, keeps no file and says why in its log."""
+    toy_files(tmp_path / "remote")
+    train_md5 = hashlib.md5((tmp_path / "remote/toy/train.txt").read_bytes()).hexdigest()
+    toy = TOY | {"url": (tmp_path / "remote").as_uri() + "/", "md5": {"toy/train.txt": train_md5}}
+    workdir, data_dir = tmp_path / "work", tmp_path / "work/data dir"
+    workdir.mkdir()
+    args = workflow_args(workdir, data_dir, run_datasets=["toy"], datasets={"toy": toy})
+    snakemake("results/toy/data/stats.json", *args)
+    for split in ("train", "dev", "test"):
+        remote = tmp_path / f"remote/toy/{split}.txt"
+        assert (data_dir / f"toy/{split}.txt").read_bytes() == remote.read_bytes()
+    download_log = (workdir / "results/logs/toy/download.log").read_text()
+    assert f"md5 {train_md5} verified" in download_log and "toy/dev.txt has no known checksum" in download_log
+    stats = json.loads((workdir / "results/toy/data/stats.json").read_text())
+    assert stats["splits"]["test"]["documents"] == 10
+    assert planned_jobs(snakemake("-n", "results/toy/data/stats.json", *args)) == {}
+
+    bad = toy | {"md5": {"toy/train.txt": "0" * 32}}
+    args = workflow_args(workdir, tmp_path / "other", run_datasets=["toy"], datasets={"toy": bad})
+    proc = snakemake("results/toy/data/stats.json", *args, check=False)
+    assert proc.returncode != 0
+    download_log = (workdir / "results/logs/toy/download.log").read_text()
+    assert f"has md5 {train_md5}, expected {'0' * 32}" in download_log
+    assert f"expected {'0' * 32}" in proc.stdout + proc.stderr  # the failed job's log is shown
+    assert not (tmp_path / "other/toy/train.txt").exists()
+
+
 # ------------------------------------------------------------------ 5. deleted, changed, corrupt artifacts
 
 
@@ -244,7 +275,7 @@ def test_config_errors_one_line_per_problem(tmp_path):
     with pytest.raises(ConfigError) as err:
         workflow.check_config(config, SCHEMA)
     lines = str(err.value).splitlines()
-    assert lines[1].strip().startswith("colour: unknown key (allowed: data_dir, run_datasets,")
+    assert lines[1].strip().startswith("colour: unknown key (allowed: data_dir, download, run_datasets,")
     assert lines[2].strip().startswith("train.lr: -1 is less than or equal to the minimum of 0")
     assert lines[-1].startswith("Fix:") and len(lines) == 4
     with pytest.raises(ConfigError, match=r"datasets: 'my data; rm' does not match"):

@@ -33,6 +33,45 @@ def test_dry_run_of_shipped_configs(configfile, tmp_path):
                      "--configfile", str(REPO / configfile), "--config", f"data_dir={DATA}")
     out = proc.stdout + proc.stderr
     assert "train" in out and "prepare" in out and "theory" in out
+    if configfile == "config/offline.yaml":  # reads the offline copy, never the network
+        assert "rule download" not in out
+        for dataset in ("restaurant", "connect", "synthetic"):
+            assert f"results/{dataset}/data/stats.json" in out
+
+
+def _job_blocks(out: str) -> list[dict[str, str]]:
+    """The jobs of a dry run's output: {"rule": name, "input": ..., "output": ..., "reason": ...}."""
+    jobs = []
+    for block in out.split("\nrule ")[1:]:
+        lines = block.splitlines()
+        job = {"rule": lines[0].rstrip(":")}
+        for line in lines[1:]:
+            key, _, value = line.strip().partition(": ")
+            if key in ("input", "output", "reason"):
+                job[key] = value
+        jobs.append(job)
+    return jobs
+
+
+def test_fresh_machine_dry_run_downloads_public_data_before_prepare(tmp_path):
+    """The default config with an empty data_dir: one download job per public dataset, writing
+    exactly its files, and each of those datasets' prepare waits for them; none for beer."""
+    data = tmp_path / "data"
+    proc = snakemake("-n", "--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+                     "--configfile", str(REPO / "config/config.yaml"), "--config", f"data_dir={data}")
+    jobs = _job_blocks(proc.stdout + proc.stderr)
+    public = {"restaurant": "restaurant", "connect": "connect", "location": "location",
+              "service": "service", "cleanliness": "clean"}
+    downloads = {job["rule"].removeprefix("download_"): job for job in jobs
+                 if job["rule"].startswith("download_")}
+    assert sorted(downloads) == sorted(public)  # none for appearance, smell, palate (not public)
+    prepares = {job["output"].split("/")[1]: job for job in jobs if job["rule"] == "prepare"}
+    assert sorted(prepares) == sorted([*public, "synthetic"])
+    for dataset, folder in public.items():
+        files = downloads[dataset]["output"].split(", ")
+        assert len(files) == 3 and all(f.startswith(f"{data}/{folder}/") for f in files)
+        assert all(f in prepares[dataset]["input"] for f in files)
+        assert all(f in prepares[dataset]["reason"] for f in files)  # "updated by another job"
 
 
 def test_bad_config_is_rejected_with_the_key_named(tmp_path):

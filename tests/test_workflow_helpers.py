@@ -29,11 +29,33 @@ def _config(tmp_path):
     }
 
 
-def test_absent_dataset_is_listed_with_what_is_missing(tmp_path):
-    present, absent = workflow.availability(_config(tmp_path))
+def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
+    config = _config(tmp_path)
+    missing = [str(tmp_path / "absent" / split) for split in ("train", "dev", "test")]
+    assert workflow.downloads(config) == {"absent": missing}
+    present, absent = workflow.availability(config)
+    assert present == ["present", "absent", "synthetic"] and absent == {}
+    present, absent = workflow.availability(config | {"download": False})
     assert present == ["present", "synthetic"]
     assert list(absent) == ["absent"]
     assert "absent/train" in absent["absent"] and "download" in absent["absent"]
+
+
+def test_only_the_download_spec_has_the_checksums(tmp_path):
+    config = _config(tmp_path)
+    config["datasets"]["absent"]["md5"] = {"absent/train": "0" * 32}
+    assert "md5" not in workflow.dataset_spec(config, "absent")  # a new checksum reruns no prepare
+    assert workflow.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
+
+
+def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
+    config = _config(tmp_path)
+    config["datasets"]["absent"]["public"] = False
+    config["datasets"]["nourl"] = {"train": "n/train", "dev": "n/dev", "test": "n/test"}
+    assert workflow.downloads(config) == {}
+    present, absent = workflow.availability(config)
+    assert present == ["present", "synthetic"] and list(absent) == ["absent", "nourl"]
+    assert "not public" in absent["absent"]
 
 
 def test_run_datasets_must_name_configured_datasets(tmp_path):

@@ -1,7 +1,8 @@
 """``python -m icda download``: fetch the missing files of public datasets (workflow rule ``download``).
 
 Files come from the dataset's ``url`` + relative path and are written under ``data_dir`` (to a
-temporary name, then renamed). Datasets that are not public are reported with how to get them.
+temporary name, renamed once its md5 matches the dataset's ``md5`` entry where one is known).
+Datasets that are not public are reported with how to get them.
 """
 
 from __future__ import annotations
@@ -9,7 +10,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.data.datasets import describe_missing, download, load_specs, missing_files, validate_spec
+from icda.data.datasets import (
+    describe_missing,
+    download,
+    downloadable,
+    load_specs,
+    missing_files,
+    validate_spec,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         missing = missing_files(full, data_dir)
         if not missing:
             print(f"{name}: all files present")
-        elif every and (not full["public"] or not full["url"]):
+        elif every and not downloadable(full):
             print(f"{name}: cannot download. {describe_missing(name, full, data_dir)}")
         else:
             paths = download(name, full, data_dir)

@@ -16,7 +16,8 @@ in :data:`SPEC_DEFAULTS`:
   (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
   ``spacy_model`` (for JSONL ``"text"`` records).
 * ``url`` (base URL: a file is fetched from ``url + relative path``), ``public``, ``how_to_get``
-  (shown when files are missing).
+  (shown when files are missing), ``md5`` (``{relative path: md5 hex digest}``: the known
+  checksums a downloaded file must match; a file without one is accepted and its md5 logged).
 
 Preparation (paper appendix "Data Details"): train and dev are deduplicated, stripped of
 documents with fewer than ``min_sentences`` sentences and class-balanced; the test split is kept as
@@ -25,8 +26,10 @@ read.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import logging
+import re
 import shutil
 import statistics
 import urllib.error
@@ -63,6 +66,7 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "url": None,
     "public": True,
     "how_to_get": None,
+    "md5": None,
     "spacy_model": None,
     "synthetic": {},
     "llm": {},
@@ -77,6 +81,7 @@ _OPTIONAL_STR = ("train", "dev", "test", "url", "how_to_get", "spacy_model")
 _BOOL = ("ratings", "balance", "public")
 
 DOWNLOAD_COMMAND = "snakemake --cores 1 download"
+_MD5 = re.compile(r"[0-9a-fA-F]{32}")
 
 
 def validate_spec(name: str, spec: dict) -> dict:
@@ -123,6 +128,18 @@ def validate_spec(name: str, spec: dict) -> dict:
     df = out["dev_fraction"]
     if df is not None and (isinstance(df, bool) or not isinstance(df, (int, float)) or not 0 < df < 1):
         raise fail("dev_fraction", f"{df!r} is not a number in (0, 1)", "give e.g. 0.2, or null")
+    md5 = out["md5"]
+    if md5 is not None:
+        if not isinstance(md5, dict):
+            raise fail("md5", f"{md5!r} is not a mapping",
+                       "give {relative path: md5 hex digest}, e.g. {restaurant/train.txt: 9bc6...}")
+        for rel, digest in md5.items():
+            if not (isinstance(rel, str) and rel):
+                raise fail("md5", f"{rel!r} is not a relative path",
+                           "use the file's path relative to data_dir")
+            if digest is not None and not (isinstance(digest, str) and _MD5.fullmatch(digest)):
+                raise fail(f"md5.{rel}", f"{digest!r} is not an md5 hex digest (32 hex digits)",
+                           "give the digest `md5sum FILE` prints, or null for none")
     if not isinstance(out["synthetic"], dict):
         raise fail("synthetic", f"{out['synthetic']!r} is not a mapping",
                    "give the keyword arguments of generate_synthetic")
@@ -282,40 +299,79 @@ def describe_missing(name: str, spec: dict, data_dir: str | Path, workflow_downl
     return text + f"{how}; place them at {files}."
 
 
+def downloadable(spec: dict) -> bool:
+    """Whether the workflow may fetch the dataset's missing files: it reads files, is public and
+    has a ``url``. The spec is not validated here."""
+    return (spec.get("source", "files") == "files" and spec.get("public", True) is not False
+            and bool(spec.get("url")))
+
+
+def file_md5(path: str | Path) -> str:
+    """The md5 hex digest of a file's bytes."""
+    digest = hashlib.md5()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0) -> list[Path]:
     """Fetch the missing files of a public dataset from ``spec["url"] + relative path``.
 
-    Each file is written to a temporary name and renamed when complete.
+    Each file is written to a temporary name beside its final path; its md5 is checked against
+    ``spec["md5"][relative path]`` when one is known (otherwise logged), and only then is it
+    renamed to its final path, so a failed or corrupt download leaves nothing behind.
 
     Returns:
         The paths downloaded (empty when nothing was missing).
 
     Raises:
         ConfigError: the spec is invalid.
-        DataError: the dataset is not public or has no ``url`` (the message says how to get it),
-            or a download failed (offline, wrong URL).
+        DataError: the dataset is not public or has no ``url`` (the message says how to get it);
+            a download failed (offline, timeout, wrong URL: the message names the URL and the
+            path to put the file at); or a file's md5 differs from the known one (the message
+            names the file, both checksums and the fix).
     """
     spec = validate_spec(name, spec)
     missing = missing_files(spec, data_dir)
     if not missing:
         return []
-    if not spec["public"] or not spec["url"]:
+    if not downloadable(spec):
         raise DataError(missing[0], None, "file not found and not downloadable",
                         describe_missing(name, spec, data_dir))
     data_dir = Path(data_dir)
     base = spec["url"] if spec["url"].endswith("/") else spec["url"] + "/"
+    known = spec["md5"] or {}
     done = []
     for path in missing:
-        url = base + path.relative_to(data_dir).as_posix()
-        log.info("%s: downloading %s", name, url)
-        try:
-            with urllib.request.urlopen(url, timeout=timeout) as response, atomic_path(path) as tmp:
-                with open(tmp, "wb") as fh:
+        rel = path.relative_to(data_dir).as_posix()
+        url = base + rel
+        log.info("%s: downloading %s to %s", name, url, path)
+        with atomic_path(path) as tmp:
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as response, open(tmp, "wb") as fh:
                     shutil.copyfileobj(response, fh)
-        except (urllib.error.URLError, OSError) as exc:
-            raise DataError(path, None, f"download of {url} failed ({exc})",
-                            "check the network connection and the dataset's url, or copy the file "
-                            "there by hand") from exc
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                reason = getattr(exc, "reason", exc)
+                raise DataError(path, None, f"dataset {name!r}: could not download {url} ({reason})",
+                                f"connect to the internet and rerun; or fetch {url} elsewhere and "
+                                f"put it at {path.resolve()}; or leave {name!r} out of "
+                                "run_datasets (or set `download: false` to list it as "
+                                "unavailable)") from exc
+            actual = file_md5(tmp)
+            expected = known.get(rel)
+            if expected is None:
+                log.info("%s: %s has no known checksum; its md5 is %s", name, path, actual)
+            elif actual != expected.lower():
+                raise DataError(path, None,
+                                f"dataset {name!r}: the file downloaded from {url} has md5 {actual}, "
+                                f"expected {expected} (datasets.{name}.md5)",
+                                "rerun to download it again (it was not kept); if the checksum "
+                                "still differs, the upstream file changed: place the right file "
+                                f"at {path.resolve()} by hand, or correct datasets.{name}.md5 / "
+                                "url")
+            else:
+                log.info("%s: %s md5 %s verified", name, path, actual)
         done.append(path)
     return done
 

@@ -13,6 +13,18 @@ rule dataset_spec:
         icda_workflow.write_params(params.spec, output[0], log[0])
 
 
+rule dataset_download_spec:
+    output:
+        "results/{dataset}/download.json",
+    params:
+        spec=lambda wc: icda_workflow.dataset_spec(config, wc.dataset, download=True),
+    log:
+        "results/logs/{dataset}/dataset_download_spec.log",
+    localrule: True
+    run:
+        icda_workflow.write_params(params.spec, output[0], log[0])
+
+
 rule settings:
     output:
         "results/{dataset}/settings.json",
@@ -67,14 +79,30 @@ rule report_groups:
         icda_workflow.write_params(params.groups, output[0], log[0])
 
 
+# One job per dataset whose missing files can be downloaded (public, with a url): it writes
+# exactly those files, so the dataset's `prepare` (whose inputs they are) waits for it. Files
+# already present have no producing rule, so a download never overwrites them.
+for _name, _files in icda_workflow.downloads(config).items():
+
+    rule:
+        """Fetch the missing files of one public dataset into data_dir, checking known md5s."""
+        name:
+            f"download_{_name}"
+        input:
+            spec=f"results/{_name}/download.json",
+        output:
+            _files,
+        log:
+            f"results/logs/{_name}/download.log",
+        localrule: True
+        conda:
+            "../../environment.yml"
+        shell:
+            "python -m icda download --spec {input.spec:q} > {log:q} 2>&1"
+
+
 rule download:
-    """Fetch the missing public files of every selected dataset into data_dir (needs internet)."""
+    """Target: fetch the missing files of every selected public dataset (`snakemake download`)."""
     input:
-        expand("results/{dataset}/dataset.json", dataset=icda_workflow.selected_datasets(config)),
-    log:
-        "results/logs/download.log",
+        [path for files in icda_workflow.downloads(config).values() for path in files],
     localrule: True
-    conda:
-        "../../environment.yml"
-    shell:
-        "for spec in {input}; do python -m icda download --spec $spec; done > {log} 2>&1"
