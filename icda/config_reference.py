@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import yaml
 
-from icda.errors import DataError
+from icda.io import read_yaml
 
 #: the schema and the reference, relative to the repository root
 SCHEMA_PATH = Path("workflow/schemas/config.schema.yaml")
@@ -133,17 +133,7 @@ def load_schema(path: str | Path) -> dict:
     Raises:
         DataError: the file is missing or not YAML.
     """
-    path = Path(path)
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(path, None, "schema not found", "run from the repository root, or pass "
-                        "--schema workflow/schemas/config.schema.yaml") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise DataError(path, None if mark is None else mark.line + 1,
-                        f"not valid YAML ({getattr(exc, 'problem', exc)})",
-                        "fix the YAML syntax") from None
+    return read_yaml(path, "run from the repository root, or pass --schema workflow/schemas/config.schema.yaml")
 
 
 def undocumented(schema: dict) -> list[str]:

@@ -48,6 +48,28 @@ def read_json(path: str | Path) -> Any:
         return json.load(fh)
 
 
+def read_yaml(path: str | Path, missing_fix: str) -> Any:
+    """Parse a YAML file.
+
+    Raises:
+        DataError: the file does not exist (the fix is ``missing_fix``) or is not valid YAML
+            (naming the line of the syntax error).
+    """
+    import yaml
+
+    from icda.errors import DataError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise DataError(path, None, "file not found", missing_fix) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise DataError(path, None if mark is None else mark.line + 1,
+                        f"not valid YAML ({getattr(exc, 'problem', exc)})", "fix the YAML syntax") from None
+
+
 def save_torch(obj: Any, path: str | Path) -> None:
     """``torch.save`` to ``path``, atomically."""
     import torch

@@ -22,9 +22,8 @@ import argparse
 import json
 from pathlib import Path
 
-import yaml
-
 from icda.errors import ConfigError, DataError
+from icda.io import read_yaml
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -126,17 +125,7 @@ def load_groups(groups_path: Path | None, config_path: Path | None) -> dict[str,
         obj = _read_json(groups_path, 'write a JSON object {"table name": ["dataset", ...]}')
         return _check_groups(obj, str(groups_path))
     if config_path is not None:
-        try:
-            with open(config_path, encoding="utf-8") as fh:
-                config = yaml.safe_load(fh) or {}
-        except FileNotFoundError:
-            raise DataError(config_path, None, "config file not found",
-                            "pass the workflow's config file") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise DataError(config_path, None if mark is None else mark.line + 1,
-                            f"not valid YAML ({getattr(exc, 'problem', exc)})",
-                            "fix the YAML syntax") from None
+        config = read_yaml(config_path, "pass the workflow's config file") or {}
         groups = (config.get("report") or {}).get("groups") if isinstance(config, dict) else None
         if groups is None:
             return None
