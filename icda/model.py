@@ -13,8 +13,9 @@ Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
    real sentences; backward: the gradient of the softmax of the scores);
 5. a classifier on the max-pool of the selected sentences' ``v`` (``classifier_input:
    "sentence"``: nothing from an unselected sentence reaches it) or of their transformer outputs
-   (``"contextual"``: a departure that lets context leak into the prediction) → logits [B, C]. With ``objective="comp"`` a second classifier
-   sees the complement (Yu et al. 2019, "complement control").
+   (``"contextual"``: a departure that lets context leak into the prediction) → logits [B, C].
+   With ``objective="comp"`` a second classifier sees the complement (Yu et al. 2019,
+   "complement control").
 """
 
 from __future__ import annotations
