@@ -121,8 +121,10 @@ class IcdaSettings:
             raise ConfigError(f"{where}.pool_fraction must lie in (0, 1]")
         if self.pool_base not in ("class", "kept"):
             raise ConfigError(f"{where}.pool_base={self.pool_base!r}: use 'class' or 'kept'")
-        if self.candidate_loss not in ("augmented_dev", "original_dev"):
-            raise ConfigError(f"{where}.candidate_loss={self.candidate_loss!r}: use 'augmented_dev' or 'original_dev'")
+        from icda.selection import CANDIDATE_LOSSES
+
+        if self.candidate_loss not in CANDIDATE_LOSSES:
+            raise ConfigError(f"{where}.candidate_loss={self.candidate_loss!r}: use one of {list(CANDIDATE_LOSSES)}")
         if self.max_iters < 1:
             raise ConfigError(f"{where}.max_iters must be >= 1")
 

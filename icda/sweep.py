@@ -76,12 +76,17 @@ def sweep_table(records: Sequence[SweepRecord]) -> pd.DataFrame:
     return table
 
 
-def choose(table: pd.DataFrame) -> str:
-    """The point with the lowest mean rank of dev precision over datasets (ties: the higher mean
+def ranking(table: pd.DataFrame) -> list[str]:
+    """The points, best first: by mean rank of dev precision over datasets (ties: the higher mean
     precision over datasets)."""
     per_point = table.groupby("point", sort=False).agg(mean_rank=("mean_rank", "first"),
                                                        precision=("precision", "mean"))
-    return str(per_point.sort_values(["mean_rank", "precision"], ascending=[True, False]).index[0])
+    return [str(p) for p in per_point.sort_values(["mean_rank", "precision"], ascending=[True, False]).index]
+
+
+def choose(table: pd.DataFrame) -> str:
+    """The chosen point: the first of :func:`ranking`."""
+    return ranking(table)[0]
 
 
 def to_markdown(table: pd.DataFrame, overrides: dict[str, dict] | None = None) -> str:
@@ -95,8 +100,7 @@ def to_markdown(table: pd.DataFrame, overrides: dict[str, dict] | None = None) -
     cols = ["point", "mean rank", "dataset", "dev precision %", "dev accuracy %", "dev loss",
             "best epoch", "epochs", "degenerate", "positions (10 bins)"]
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    order = table.groupby("point", sort=False)["mean_rank"].first().sort_values().index
-    for point in order:
+    for point in ranking(table):
         for _, r in table[table["point"] == point].iterrows():
             lines.append("| " + " | ".join([
                 point, f"{r['mean_rank']:.2f}", r["dataset"], _pm(r["precision"], r["precision_sd"]),
@@ -121,7 +125,7 @@ def plot(table: pd.DataFrame, out: str | Path) -> None:
     import matplotlib.pyplot as plt
 
     datasets = list(dict.fromkeys(table["dataset"]))
-    order = list(table.groupby("point", sort=False)["mean_rank"].first().sort_values().index)
+    order = ranking(table)
     fig, axes = plt.subplots(1, len(datasets), figsize=(4 * len(datasets), 0.35 * len(order) + 1.5),
                              sharey=True, squeeze=False)
     for ax, dataset in zip(axes[0], datasets):

@@ -37,10 +37,10 @@ def check_config(config: dict, schema_path: str | Path) -> None:
             allowed keys), and the fix.
     """
     import jsonschema
-    import yaml
 
-    with open(schema_path, encoding="utf-8") as fh:
-        schema = yaml.safe_load(fh)
+    from icda.io import read_yaml
+
+    schema = read_yaml(schema_path, "run the workflow from the repository's Snakefile")
     problems = []
     for error in jsonschema.Draft202012Validator(schema).iter_errors(config):
         key = ".".join(str(p) for p in error.absolute_path)

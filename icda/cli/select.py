@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from icda.selection import CANDIDATE_LOSSES
+
 
 def register(sub) -> None:
     p = sub.add_parser("select", help="select the candidate of an ICDA iteration (or the COMP grid)",
@@ -15,7 +17,7 @@ def register(sub) -> None:
     p.add_argument("--warm-start", type=Path, help="the warm-started candidate's folder (k >= 1)")
     p.add_argument("--previous", type=Path, help="selected.json of iteration k-1 (k >= 1)")
     p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (train labels for ΔA)")
-    p.add_argument("--candidate-loss", choices=["augmented_dev", "original_dev"], default="augmented_dev",
+    p.add_argument("--candidate-loss", choices=CANDIDATE_LOSSES, default=CANDIDATE_LOSSES[0],
                    help="loss scored from iteration 1 on: on the augmented dev set (the paper) or on the "
                         "original dev set (departure; see docs/departures.md)")
     p.add_argument("--out", type=Path, required=True, help="selected.json")

@@ -15,7 +15,7 @@ its polarity (:data:`SENTENCE_BANK`), so a sentence encoder sees lexical variety
 hold neutral filler sentences, and the sentence order is shuffled so that the position of the
 target varies.
 
-The shortcuts real reviews have are options: an overall-verdict sentence (:data:`VERDICT_BANK`,
+The shortcuts real reviews have are options: an overall-verdict sentence (:data:`VERDICTS`,
 no aspect noun) at the start, the end or either, whose sentiment agrees with the label with
 probability ``p_verdict`` (a positional shortcut: the verdict sits where real reviews put it),
 and documents of ``min_sentences`` to ``max_sentences`` sentences. By the paper's binary theory
@@ -112,15 +112,15 @@ FILLER: tuple[str, ...] = (
 
 
 #: overall verdicts, by polarity: no aspect noun, so never a ground-truth rationale
+_VERDICT_FRAMES = ("Overall, it was", "All in all, it was", "In short, it was", "To sum up, it was")
 VERDICTS: dict[int, tuple[str, ...]] = {
-    1: tuple(f"{frame} {adj}" for frame, adj in product(
-        ("Overall, it was", "All in all, it was", "In short, it was", "To sum up, it was"),
-        ("a great evening.", "a wonderful experience.", "a visit worth repeating.",
-         "one of our best nights out.", "well worth it."))),
-    0: tuple(f"{frame} {adj}" for frame, adj in product(
-        ("Overall, it was", "All in all, it was", "In short, it was", "To sum up, it was"),
-        ("a disappointing evening.", "a miserable experience.", "a visit not worth repeating.",
-         "one of our worst nights out.", "not worth it."))),
+    polarity: tuple(f"{frame} {ending}" for frame, ending in product(_VERDICT_FRAMES, endings))
+    for polarity, endings in (
+        (1, ("a great evening.", "a wonderful experience.", "a visit worth repeating.",
+             "one of our best nights out.", "well worth it.")),
+        (0, ("a disappointing evening.", "a miserable experience.", "a visit not worth repeating.",
+             "one of our worst nights out.", "not worth it.")),
+    )
 }
 
 VERDICT_POSITIONS = ("start", "end", "either")

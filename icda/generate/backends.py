@@ -88,13 +88,11 @@ class TransformersBackend:
     concurrency = 1
 
     def __init__(self, backend: Backend):
-        import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        if backend.device == "cuda" and not torch.cuda.is_available():
-            raise ConfigError("llm.backend.device: cuda, but no GPU is visible. Fix: set device: auto or cpu")
-        self.device = "cuda" if backend.device == "auto" and torch.cuda.is_available() else (
-            "cpu" if backend.device == "auto" else backend.device)
+        from icda.encoder import resolve_device
+
+        self.device = resolve_device(backend.device)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(backend.model)
             kwargs = {"dtype": "auto"} if self.device == "cuda" else {}

@@ -27,7 +27,7 @@ def embeddings(wildcards):
 
 
 def embeddings_arg(wildcards, input):
-    return f"--embeddings {input.embeddings}" if input.get("embeddings") else ""
+    return f"--embeddings {shlex.quote(input.embeddings)}" if input.get("embeddings") else ""
 
 
 def last_iteration(dataset, run):
@@ -169,11 +169,9 @@ def _select_args(wc, input):
 
 def get_sweep_embeddings(wc):
     """The dataset's cache, or the point's own when the point changes the encoder."""
-    if icda_workflow.finetune(config, wc.dataset):
-        return []
-    if icda_workflow.sweep_changes_encoder(config, wc.point):
+    if embeddings(wc) and icda_workflow.sweep_changes_encoder(config, wc.point):
         return f"results/sweep/{wc.point}/{wc.dataset}/embeddings.pt"
-    return f"results/{wc.dataset}/embeddings.pt"
+    return embeddings(wc)
 
 
 def get_sweep_evals(wildcards):

@@ -62,11 +62,11 @@ rule sweep_train:
         history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
     params:
         data=lambda wc, input: os.path.dirname(input.data[0]),
-        embeddings=lambda wc, input: f"--embeddings {shlex.quote(input.embeddings)}" if input.embeddings else "",
+        embeddings=embeddings_arg,
         out=lambda wc, output: os.path.dirname(output.model),
     threads: config["train_threads"]
     resources:
-        gpu=lambda wc: int(icda_workflow.finetune(config, wc.dataset)),
+        gpu=lambda wc: icda_workflow.gpus(config, wc.dataset),
     log:
         "results/logs/sweep/{point}/{dataset}/seed{seed}.log",
     conda:
@@ -78,16 +78,16 @@ rule sweep_train:
 
 rule sweep_evaluate:
     input:
-        unpack(lambda wc: {"embeddings": get_sweep_embeddings(wc)}),
         settings="results/sweep/{point}/{dataset}/settings.json",
         data=rules.prepare.output,
+        embeddings=get_sweep_embeddings,
         model="results/sweep/{point}/{dataset}/seed{seed}/model.pt",
         history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
     output:
         "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
     params:
         data=lambda wc, input: os.path.dirname(input.data[0]),
-        embeddings=lambda wc, input: f"--embeddings {shlex.quote(input.embeddings)}" if input.embeddings else "",
+        embeddings=embeddings_arg,
     log:
         "results/logs/sweep/{point}/{dataset}/seed{seed}.evaluate.log",
     conda:
