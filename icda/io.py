@@ -7,7 +7,9 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -46,6 +48,40 @@ def write_json(obj: Any, path: str | Path) -> None:
 def read_json(path: str | Path) -> Any:
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
+
+
+def write_jsonl(objs: Iterable[Any], path: str | Path) -> None:
+    """Write one JSON value a line, atomically."""
+    with atomic_write(path) as fh:
+        for obj in objs:
+            fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def read_jsonl(path: str | Path, parse: Callable[[Any], T], what: str, fix: str, strict: bool = True) -> list[T]:
+    """``parse`` of every non-blank line's JSON value, in file order.
+
+    A line that is not JSON or that ``parse`` rejects (ValueError, KeyError, TypeError) raises
+    :class:`~icda.errors.DataError` naming the file, the line, ``what`` the line should be and
+    ``fix``; with ``strict=False`` it is skipped with a warning instead (e.g. the last line of an
+    append-only cache cut by a kill).
+    """
+    import logging
+
+    from icda.errors import DataError
+
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(parse(json.loads(line)))
+            except (ValueError, KeyError, TypeError) as exc:
+                if strict:
+                    raise DataError(path, lineno, f"not {what} ({exc})", fix) from exc
+                logging.getLogger(__name__).warning("%s:%d: skipping a line that is not %s (%s)",
+                                                    path, lineno, what, exc)
+    return out
 
 
 def read_yaml(path: str | Path, missing_fix: str) -> Any:

@@ -19,11 +19,10 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    import json
 
     from icda.augment import augmented_documents
     from icda.data.document import read_documents
-    from icda.io import atomic_write, read_json
+    from icda.io import read_json, write_jsonl
     from icda.splits import AugmentationPlan
 
     pools = read_json(args.pools)
@@ -31,7 +30,5 @@ def run(args: argparse.Namespace) -> None:
         docs = read_documents(args.data_dir / f"{split}.jsonl")
         plan = AugmentationPlan.from_json(pools[split]["plan"])
         records = augmented_documents(docs, plan, args.seed + offset, args.max_sentences)
-        with atomic_write(args.out_dir / f"{split}.jsonl") as fh:
-            for record in records:
-                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        write_jsonl(records, args.out_dir / f"{split}.jsonl")
         print(f"{split}: {len(records)} documents ({len(plan.kept)} originals + counterfactuals)")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from icda.errors import DataError
-from icda.io import atomic_write
+from icda.io import read_jsonl, write_jsonl
 
 
 @dataclass(frozen=True)
@@ -48,9 +47,7 @@ class Document:
 
 def write_documents(docs: Iterable[Document], path: str | Path) -> None:
     """Write documents as JSONL (one ``Document.to_json`` a line), atomically."""
-    with atomic_write(path) as fh:
-        for doc in docs:
-            fh.write(json.dumps(doc.to_json(), ensure_ascii=False) + "\n")
+    write_jsonl((doc.to_json() for doc in docs), path)
 
 
 def read_documents(path: str | Path) -> list[Document]:
@@ -62,16 +59,5 @@ def read_documents(path: str | Path) -> list[Document]:
     path = Path(path)
     if not path.exists():
         raise DataError(path, None, "file not found", "run `python -m icda prepare` first")
-    docs = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                docs.append(Document.from_json(json.loads(line)))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise DataError(
-                    path, lineno, f"not a prepared document record ({exc})",
-                    "regenerate the file with `python -m icda prepare`",
-                ) from exc
-    return docs
+    return read_jsonl(path, Document.from_json, "a prepared document record",
+                      "regenerate the file with `python -m icda prepare`")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import threading
 from dataclasses import asdict, dataclass
@@ -23,9 +22,9 @@ from pathlib import Path
 from typing import Iterable
 
 from icda.errors import DataError
-from icda.io import atomic_write
+from icda.io import read_jsonl, write_jsonl
 
-log = logging.getLogger(__name__)
+REGENERATE = "regenerate it with `python -m icda generate` (cached answers are reused)"
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,8 @@ class ResponseCache:
     def read(self) -> list[Response]:
         """Every recorded attempt, in file order; unreadable lines (a run killed mid-write) are
         skipped with a warning."""
-        return _read_records(self.path, strict=False) if self.path.exists() else []
+        return read_jsonl(self.path, Response.from_json, "a response record", REGENERATE, strict=False) \
+            if self.path.exists() else []
 
     def successes(self) -> dict[str, Response]:
         """The first successful response of each key."""
@@ -144,9 +144,7 @@ def _ends_with_newline(path: Path) -> bool:
 
 def write_responses(responses: Iterable[Response], path: str | Path) -> None:
     """Write the responses file (one JSON line each), atomically."""
-    with atomic_write(path) as fh:
-        for response in responses:
-            fh.write(json.dumps(response.to_json(), ensure_ascii=False) + "\n")
+    write_jsonl((response.to_json() for response in responses), path)
 
 
 def read_responses(path: str | Path) -> list[Response]:
@@ -159,22 +157,5 @@ def read_responses(path: str | Path) -> list[Response]:
     if not path.exists():
         raise DataError(path, None, "responses file not found",
                         "run `python -m icda generate` for this dataset first")
-    return _read_records(path, strict=True)
+    return read_jsonl(path, Response.from_json, "a response record", REGENERATE)
 
-
-def _read_records(path: Path, strict: bool) -> list[Response]:
-    """The response records of a JSONL file. A malformed line raises :class:`DataError` (naming
-    file, line and fix) when ``strict``, else it is skipped with a warning."""
-    out = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(Response.from_json(json.loads(line)))
-            except (ValueError, KeyError, TypeError) as exc:
-                if strict:
-                    raise DataError(path, lineno, f"not a response record ({exc})",
-                                    "regenerate it with `python -m icda generate` (cached answers are reused)") from exc
-                log.warning("%s:%d: skipping an unreadable cache line (%s)", path, lineno, exc)
-    return out
