@@ -14,6 +14,11 @@ Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
 5. a classifier on the max-pool of the selected sentences' ``v`` (``classifier_input:
    "sentence"``: nothing from an unselected sentence reaches it) or of their transformer outputs
    (``"contextual"``: a departure that lets context leak into the prediction) → logits [B, C].
+   ``pool_unselected``: ``"exclude"`` pools the selected sentences alone, so the classifier's
+   gradient reaches the selector only through the selected sentence's score; ``"zero"`` pools
+   every slot of ``v * z`` (the authors' code: ``x·z + (1−z)·(−1e−10)``, then a max over
+   sentences): unselected sentences enter as zeros, so no information from them reaches the
+   classifier but the straight-through gradient reaches every sentence's score.
    With ``objective="comp"`` a second classifier sees the complement (Yu et al. 2019,
    "complement control").
 """
@@ -119,6 +124,17 @@ def masked_max(v: torch.Tensor, z: torch.Tensor, keep: torch.Tensor) -> torch.Te
     return torch.where(keep.any(dim=1, keepdim=True), pooled, torch.zeros_like(pooled))
 
 
+def zero_filled_max(v: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+    """Max-pool ``v * z`` over every slot: v [B, N, D], z [B, N] → [B, D].
+
+    Forward: ``max(v_selected, 0)`` per feature, since unselected and empty slots are exactly 0.
+    Backward: d pooled / d z_j = v_j on the features where slot j attains the max (split evenly
+    between tied slots, ``torch.amax``), so every sentence's straight-through score gets the
+    linearised effect of pooling it.
+    """
+    return (v * z.unsqueeze(-1)).amax(dim=1)
+
+
 @dataclass
 class RationaleOutput:
     """What :class:`RationaleNetwork` returns for a batch of ``B`` documents of ``N`` slots."""
@@ -189,11 +205,13 @@ class RationaleNetwork(nn.Module):
         z = straight_through_top_k(scores, mask, self.settings.k)
         selected = z.detach() > 0.5
         seen = x if self.settings.classifier_input == "contextual" else v
-        logits = self.classifier(masked_max(seen, z, selected))
+        zero = self.settings.pool_unselected == "zero"
+        logits = self.classifier(zero_filled_max(seen, z) if zero else masked_max(seen, z, selected))
         comp_logits = None
         if self.comp_classifier is not None:
-            complement = mask & ~selected
-            comp_logits = self.comp_classifier(masked_max(seen, (1.0 - z) * mask, complement))
+            z_comp = (1.0 - z) * mask
+            pooled = zero_filled_max(seen, z_comp) if zero else masked_max(seen, z_comp, mask & ~selected)
+            comp_logits = self.comp_classifier(pooled)
         return RationaleOutput(logits, selected.float(), scores, comp_logits)
 
     def head_parameters(self) -> list[nn.Parameter]:

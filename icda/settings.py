@@ -41,7 +41,9 @@ class ModelSettings:
     cached sentence vectors pass through a trainable adapter (width ``d_model``).
     ``positions``: the sentence transformer's positional encoding, ``"sinusoidal"`` (the paper),
     ``"learned"`` or ``"none"``. ``classifier_input``: ``"sentence"`` (the selected sentences'
-    own vectors, the paper) or ``"contextual"`` (their transformer outputs).
+    own vectors, the paper) or ``"contextual"`` (their transformer outputs). ``pool_unselected``:
+    ``"exclude"`` (max-pool over the selected sentences) or ``"zero"`` (unselected sentences pooled
+    as zeros, as the authors' code does: the straight-through gradient reaches every score).
     """
 
     d_model: int = 128
@@ -56,10 +58,12 @@ class ModelSettings:
     n_classes: int = 2
     positions: str = "sinusoidal"
     classifier_input: str = "sentence"
+    pool_unselected: str = "exclude"
 
     def validate(self, where: str = "model") -> None:
         for name, allowed in (("objective", ("mmi", "comp")), ("positions", ("sinusoidal", "learned", "none")),
-                              ("classifier_input", ("sentence", "contextual"))):
+                              ("classifier_input", ("sentence", "contextual")),
+                              ("pool_unselected", ("exclude", "zero"))):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if self.d_model % self.heads:

@@ -1,8 +1,9 @@
 """The rationale network: straight-through selection and the classifier's information flow."""
 
+import pytest
 import torch
 
-from icda.model import PAD, CachedSentences, RationaleNetwork, straight_through_top_k
+from icda.model import PAD, CachedSentences, RationaleNetwork, masked_max, straight_through_top_k, zero_filled_max
 from icda.settings import ModelSettings
 
 
@@ -42,9 +43,10 @@ def test_gradients_reach_the_selector_through_the_classifier_loss():
         assert p.grad is not None and p.grad.abs().sum() > 0
 
 
-def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged():
+@pytest.mark.parametrize("pool_unselected", ["exclude", "zero"])
+def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged(pool_unselected):
     vectors = torch.randn(40, 12)
-    model = _network(vectors=vectors)
+    model = _network(vectors=vectors, pool_unselected=pool_unselected)
     ids = torch.tensor([[0, 1, 2, 3, 4, 5]])
     out = model(ids)
     chosen = int(out.selection[0].argmax())
@@ -68,6 +70,25 @@ def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged():
     new_vectors[chosen] = -new_vectors[chosen] * 5
     model.sentences.vectors.copy_(new_vectors)
     assert not torch.equal(model(ids).logits, out.logits)
+
+
+def test_zero_pooling_gives_unselected_sentences_the_straight_through_gradient():
+    """Known answer: slot 0 selected (all features negative), slots 1-2 unselected, slot 3 empty.
+    Pooled as zeros, the max of every feature is 0, attained by slots 1-3 (slot 0 is below it), so
+    d(w·pooled)/dz_j = (w·v_j) / 3 for them and 0 for slot 0; excluded, the unselected slots get
+    no gradient and the selected one gets w·v_0."""
+    v = torch.tensor([[[-1.0, -2.0], [3.0, 1.0], [0.5, -4.0], [0.0, 0.0]]])
+    w = torch.tensor([2.0, 1.0])
+    keep = torch.tensor([[True, False, False, False]])
+    for pool, expected in (
+        (lambda z: zero_filled_max(v, z), [0.0, 7.0 / 3, -3.0 / 3, 0.0]),
+        (lambda z: masked_max(v, z, keep), [-4.0, 0.0, 0.0, 0.0]),
+    ):
+        z = torch.tensor([[1.0, 0.0, 0.0, 0.0]], requires_grad=True)
+        pooled = pool(z)
+        (pooled @ w).sum().backward()
+        assert z.grad[0].tolist() == pytest.approx(expected)
+    assert zero_filled_max(v, keep.float()).tolist() == [[0.0, 0.0]]  # max(v_selected, 0): nothing from slots 1-2
 
 
 def test_padding_slots_are_never_selected():
