@@ -102,8 +102,10 @@ start() {
     for d in munged slurmctld slurmd; do
         if pid=$(alive_pid $d); then die "$d already runs (pid $pid, $STATE/$d.pid): run '$0 stop' first"; fi
     done
-    rm -rf "$STATE"
+    # a fresh cluster: no jobs or logs of an earlier one (only what this script puts there)
     mkdir -p "$STATE"
+    rm -rf "${STATE:?}/ctld" "${STATE:?}/d"
+    rm -f "$STATE"/*.log "$STATE"/*.pid
     write_conf
 
     # munge: the key the package created (or a new one), and munged unless one already answers
