@@ -33,7 +33,7 @@ install_packages() {
     need_root
     if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v sbatch >/dev/null \
         && command -v munged >/dev/null; then
-        echo "slurm_cluster.sh: packages already installed ($(sbatch --version))"
+        echo "slurm_cluster.sh: packages already installed ($(slurmd -V))"
         return
     fi
     command -v apt-get >/dev/null || die "no apt-get: install slurmctld, slurmd, slurm-client and munge yourself"
@@ -41,7 +41,7 @@ install_packages() {
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         slurmctld slurmd slurm-client munge >/dev/null
-    echo "slurm_cluster.sh: installed $(sbatch --version)"
+    echo "slurm_cluster.sh: installed $(slurmd -V)"
 }
 
 write_conf() {

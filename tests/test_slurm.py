@@ -29,7 +29,7 @@ TINY = [str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workfl
 GPU_RULES = ("embed", "train", "train_comp")
 # A run that outlives this is hung, the way the profile without a working status command hung
 # (no error, waiting for jobs the plugin no longer watched): fail with the log instead of hanging.
-HANG_LIMIT_S = 2400
+HANG_LIMIT_S = 3600
 
 
 def snakemake(*args, cwd=REPO, timeout=None):
