@@ -165,7 +165,7 @@ def test_tiny_workflow_runs_through_slurm(tmp_path, slurm_cluster):
             "--profile", str(PROFILE), "--profile", str(_fitting_profile(tmp_path))]
     start = time.monotonic()
     out = snakemake(*args,
-                    # the first status check after 2 s instead of 40 s: the tiny jobs take seconds
+                    # the first status check after 2 s instead of 40 s: tiny jobs, short waits
                     "--slurm-init-seconds-before-status-checks", "2",
                     # keep the SLURM log of every job (by default only failed jobs' logs stay)
                     "--slurm-keep-successful-logs", "--verbose", timeout=HANG_LIMIT_S)
@@ -181,7 +181,8 @@ def test_tiny_workflow_runs_through_slurm(tmp_path, slurm_cluster):
         assert log.name == f"{job_id}.log" and log.is_relative_to(tmp_path / ".snakemake/slurm_logs")
         rule = next(part for part in log.parts if part.startswith("rule_")).removeprefix("rule_")
         # written by the job itself: Snakemake's job step ran exactly this rule inside SLURM
-        assert f"localrule {rule}:" in log.read_text(), log.read_text()[-2000:]
+        assert re.search(rf"^local(?:rule|checkpoint) {rule}:$", log.read_text(), flags=re.M), \
+            log.read_text()[-2000:]
         rules.append(rule)
     assert {"prepare", "embed", "train", "train_comp", "evaluate", "tables", "plots"} <= set(rules), rules
     # every job the run executed went through SLURM, except the workflow's local rules
