@@ -120,7 +120,7 @@ def _cluster_problem() -> str | None:
     ping = subprocess.run(["scontrol", "ping"], capture_output=True, text=True)
     if "is UP" not in ping.stdout:
         return (f"sbatch is installed but no slurmctld answers (`scontrol ping`: "
-                f"{(ping.stdout + ping.stderr).strip()}); start one with `bash scripts/slurm_cluster.sh start`")
+                f"{((ping.stdout + ping.stderr).strip().splitlines() or [''])[-1]}); start one with `bash scripts/slurm_cluster.sh start`")
     partitions = set(subprocess.run(["sinfo", "-h", "-o", "%R"], capture_output=True, text=True).stdout.split())
     if not {"cpu", "gpu"} <= partitions:
         return f"the cluster has partitions {sorted(partitions)}, profiles/slurm uses 'cpu' and 'gpu'"
