@@ -565,3 +565,15 @@ def test_cli_download_reports_non_public(tmp_path, capsys):
     assert "toy: downloaded" in out and "beer: cannot download" in out and "not public" in out
     assert (tmp_path / "data/toy/test.txt").exists()
     assert main(["download", "--config", str(config), "--dataset", "beer"]) == 2
+
+
+def test_dataset_spec_keys_and_choices_are_the_schemas():
+    """validate_spec checks what the schema declares (keys, enums), with richer messages: the two
+    cannot drift apart."""
+    from icda.data.spec import _CHOICES, SPEC_DEFAULTS
+    from icda.io import read_yaml
+    from icda.schema import SCHEMA
+
+    declared = read_yaml(SCHEMA, "")["properties"]["datasets"]["additionalProperties"]["properties"]
+    assert set(SPEC_DEFAULTS) == set(declared)
+    assert _CHOICES == {key: tuple(prop["enum"]) for key, prop in declared.items() if "enum" in prop}
