@@ -41,7 +41,11 @@ class SweepRecord:
 
 def read_record(dev_eval: str | Path) -> SweepRecord:
     """The record of one sweep model from its dev evaluation (``python -m icda evaluate --split dev
-    --label point=… --label dataset=… --label seed=…``) and the ``history.json`` beside its model."""
+    --point … --dataset … --seed …``) and the ``history.json`` beside its model.
+
+    Raises:
+        DataError: either file is missing or malformed.
+    """
     ev = Evaluation.read(dev_eval)
     history = History.read(Path(ev.model).parent / HISTORY_FILE)
     return SweepRecord(
