@@ -141,6 +141,18 @@ def get_candidate_files(name):
     return lambda wc: candidate_files(_iteration(wc), name)
 
 
+def get_comp_files(name):
+    """Input function: ``name`` of every COMP candidate of the job's run."""
+    return lambda wc: comp_files(wc, name)
+
+
+def get_prepare_files(wildcards):
+    """What ``prepare`` of a dataset reads besides its spec: its data files (a change reruns it)
+    and, for a ``source: llm`` dataset, the responses ``generate`` writes."""
+    return {"responses": workflow_helpers.generated_responses(config, wildcards.dataset),
+            "files": workflow_helpers.data_files(config, wildcards.dataset)}
+
+
 # --- training and selection inputs ---
 
 
@@ -200,6 +212,20 @@ def get_select_args(wc, input):
 
 def get_candidate_loss(wc):
     return workflow_helpers.dataset_settings(config, wc.dataset)["icda"]["candidate_loss"]
+
+
+# --- the theory figures (theory.smk) ---
+
+
+def get_theory_args(wildcards):
+    """The command-line arguments of `python -m icda theory` from config["theory"]."""
+    settings = config["theory"]
+    args = [f"--{key.replace('_', '-')} {settings[key]}"
+            for key in ("p1", "p2", "n", "simulations", "seed", "iterations", "figure1_p1")]
+    args.append("--betas " + " ".join(str(b) for b in settings["betas"]))
+    if settings["beta"] is not None:
+        args.append(f"--beta {settings['beta']}")
+    return " ".join(args)
 
 
 # --- the dev-only tuning sweep (sweep.smk) ---

@@ -39,9 +39,8 @@ rule settings:
 
 rule prepare:
     input:
+        unpack(get_prepare_files),
         spec="results/{dataset}/dataset.json",
-        responses=lambda wc: workflow_helpers.generated_responses(config, wc.dataset),
-        files=lambda wc: workflow_helpers.data_files(config, wc.dataset),
     output:
         train="results/{dataset}/data/train.jsonl",
         dev="results/{dataset}/data/dev.jsonl",

@@ -29,7 +29,7 @@ rule evaluate_comp:
         data=rules.prepare.output,
         embeddings=get_embeddings,
         choice=f"{COMP}/choice.json",
-        models=lambda wc: comp_files(wc, "model.pt"),
+        models=get_comp_files("model.pt"),
     output:
         f"{COMP}/eval.json",
     params:

@@ -23,8 +23,8 @@ rule select:
 rule select_comp:
     input:
         data=rules.prepare.output,
-        candidates=lambda wc: comp_files(wc, "history.json"),
-        predictions=lambda wc: comp_files(wc, "predictions.json"),
+        candidates=get_comp_files("history.json"),
+        predictions=get_comp_files("predictions.json"),
     output:
         f"{COMP}/choice.json",
     params:

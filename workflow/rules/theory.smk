@@ -11,17 +11,6 @@ _THEORY_FIGURES = ["figure1_cda_criterion", "figure2a_J", "figure2b_R", "figure2
                    "figure2d_alpha_sequence"]
 
 
-def get_theory_args(wildcards):
-    """The command-line arguments of `python -m icda theory` from config["theory"]."""
-    settings = config["theory"]
-    args = [f"--{key.replace('_', '-')} {settings[key]}"
-            for key in ("p1", "p2", "n", "simulations", "seed", "iterations", "figure1_p1")]
-    args.append("--betas " + " ".join(str(b) for b in settings["betas"]))
-    if settings["beta"] is not None:
-        args.append(f"--beta {settings['beta']}")
-    return " ".join(args)
-
-
 rule theory:
     output:
         summary="results/theory/summary.json",
