@@ -73,8 +73,8 @@ class Record:
         return {f.name: _dump(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     @classmethod
-    def from_json(cls, obj: Any, where: str = "record"):
-        """Build the record from its JSON object.
+    def from_json(cls, obj: Any):
+        """Build the record from its JSON object (keys that are no field are ignored).
 
         Raises:
             ValueError: a field is missing or of the wrong type (the message names it).
@@ -121,7 +121,7 @@ class Record:
         obj = read_json_file(path, f"run the step that writes it first (`python -m icda {cls.COMMAND}`)",
                              rebuild_fix(path, cls.COMMAND))
         try:
-            return cls.from_json(obj, str(path))
+            return cls.from_json(obj)
         except ValueError as exc:
             raise DataError(path, None, f"not {cls.WHAT}: {exc}", rebuild_fix(path, cls.COMMAND)) from None
 
@@ -388,14 +388,14 @@ class Evaluation(Record):
     seed: int | None = None
 
     @classmethod
-    def from_json(cls, obj: Any, where: str = "record"):
+    def from_json(cls, obj: Any):
         import jsonschema
 
         error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(EVAL_SCHEMA).iter_errors(obj))
         if error is not None:
             place = "/".join(str(p) for p in error.absolute_path)
             raise ValueError(f"{f'field {place!r}: ' if place else ''}{error.message}")
-        return super().from_json(obj, where)
+        return super().from_json(obj)
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
