@@ -8,7 +8,7 @@ import os
 
 from snakemake.utils import min_version, validate
 
-from icda.workflow import check_config
+from icda.workflow_helpers import check_config
 
 min_version("9.19")  # profiles/*/profile.yaml is read from Snakemake 9.19 on
 
@@ -42,8 +42,8 @@ rule all:
     default_target: True
     input:
         run_summaries(),
-        expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
-        all_evaluations,  # every iteration's eval.json, so that a deleted one is rebuilt
+        comp_evaluations(),
+        get_all_evaluations,  # every iteration's eval.json, so that a deleted one is rebuilt
         rules.tables.output,
         "results/tables/compute.md",
         rules.plots.output,

@@ -65,7 +65,7 @@ def check_histograms(counts0: np.ndarray, counts1: np.ndarray, threshold: float 
 
 
 def check_degeneration(
-    selected: Sequence[Sequence[int]],
+    positions: Sequence[Sequence[int]],
     n_sentences: Sequence[int],
     labels: Sequence[int],
     predictions: Sequence[int],
@@ -74,7 +74,7 @@ def check_degeneration(
     """The guard on a labelled dev set of D documents.
 
     Args:
-        selected: per document, its selected positions.
+        positions: per document, its rationale positions.
         n_sentences: [D] real sentence counts.
         labels, predictions: [D] gold and predicted classes (binary: 0, 1).
         threshold: the paper's 0.2.
@@ -82,7 +82,7 @@ def check_degeneration(
     counts = []
     for c in (0, 1):
         pos, n = [], []
-        for sel, size, y, p in zip(selected, n_sentences, labels, predictions):
+        for sel, size, y, p in zip(positions, n_sentences, labels, predictions):
             if y == c and p == c:
                 pos.extend(sel)
                 n.extend([size] * len(sel))

@@ -84,6 +84,30 @@ def read_jsonl(path: str | Path, parse: Callable[[Any], T], what: str, fix: str,
     return out
 
 
+def read_json_file(path: str | Path, missing_fix: str, corrupt_fix: str) -> Any:
+    """Parse a JSON file; NaN and Infinity are rejected (JSON has no such numbers).
+
+    Raises:
+        DataError: the file does not exist (the fix is ``missing_fix``), is not valid JSON
+            (naming the line) or holds NaN/Infinity (the fix is ``corrupt_fix``).
+    """
+    from icda.errors import DataError
+
+    def reject(name: str) -> float:
+        raise ValueError(f"{name} is not a number JSON allows")
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(path, None, "file not found", missing_fix) from None
+    try:
+        return json.loads(text, parse_constant=reject)
+    except json.JSONDecodeError as exc:
+        raise DataError(path, exc.lineno, f"not valid JSON ({exc.msg})", corrupt_fix) from None
+    except ValueError as exc:
+        raise DataError(path, None, str(exc), corrupt_fix) from None
+
+
 def read_yaml(path: str | Path, missing_fix: str) -> Any:
     """Parse a YAML file.
 

@@ -10,16 +10,16 @@ from icda.degeneration import position_bins
 
 
 def rationale_metrics(
-    selected: Sequence[Sequence[int]],
+    positions: Sequence[Sequence[int]],
     rationale: Sequence[frozenset[int] | None],
     n_sentences: Sequence[int],
     labels: Sequence[int | None] | None = None,
     predictions: Sequence[int] | None = None,
 ) -> dict:
-    """Rationale precision, recall, F1, accuracy and the selected-position histogram.
+    """Rationale precision, recall, F1, accuracy and the rationale-position histogram.
 
     Args:
-        selected: per document, the selected sentence indices.
+        positions: per document, the sentence indices the model picked as its rationale.
         rationale: per document, the ground-truth rationale indices (None: not annotated;
             such documents are left out of precision/recall).
         n_sentences: per document, the number of sentences the model saw.
@@ -33,7 +33,7 @@ def rationale_metrics(
         ``n_annotated`` and ``position_histogram`` (10 bins of index / sentence count).
     """
     hits = n_selected = n_truth = n_annotated = 0
-    for sel, truth in zip(selected, rationale):
+    for sel, truth in zip(positions, rationale):
         if truth is None:
             continue
         n_annotated += 1
@@ -50,7 +50,7 @@ def rationale_metrics(
     if labels is not None and predictions is not None:
         pairs = [(y, p) for y, p in zip(labels, predictions) if y is not None]
         accuracy = sum(y == p for y, p in pairs) / len(pairs) if pairs else None
-    flat = [(p, n) for sel, n in zip(selected, n_sentences) for p in sel]
+    flat = [(p, n) for sel, n in zip(positions, n_sentences) for p in sel]
     hist = position_bins(np.array([p for p, _ in flat]), np.array([n for _, n in flat]))
     return {
         "precision": precision,
@@ -58,7 +58,7 @@ def rationale_metrics(
         "recall": recall,
         "f1": f1,
         "accuracy": accuracy,
-        "n_docs": len(selected),
+        "n_docs": len(positions),
         "n_annotated": n_annotated,
         "position_histogram": hist.tolist(),
     }

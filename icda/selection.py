@@ -7,17 +7,21 @@ paper: on the augmented dev set; ``candidate_loss="original_dev"``: on the origi
 × 1e10 if degenerate, × 1e10 if k >= 2 and the candidate's ΔA is not smaller than the ΔA of the
 previous iteration's selection; the lowest score wins. The loop stops when the warm start wins
 with its best epoch the initial evaluation (epoch −1: training did not improve it), or at
-``max_iters``.
+``max_iters``. Across runs, the final ICDA dataset is the one of the run whose last choice has
+the lowest loss on the original dev set (:func:`write_final_dataset`).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 from typing import Sequence
 
-from icda.errors import DataError, rebuild_fix
-from icda.io import read_json
+from icda.errors import ConfigError
+from icda.records import HISTORY_FILE, PREDICTIONS_FILE, CandidateScore, Choice, Decision, History, Predictions
+
+log = logging.getLogger(__name__)
 
 PENALTY = 1e10
 CANDIDATE_LOSSES = ("augmented_dev", "original_dev")
@@ -29,11 +33,11 @@ def cross_entropy(prob_positive: Sequence[float], labels: Sequence[int]) -> floa
     return -sum(math.log(max(p if y == 1 else 1 - p, eps)) for p, y in zip(prob_positive, labels)) / len(labels)
 
 
-def rationale_sets(labels: Sequence[int], selected: Sequence[Sequence[int]]) -> dict[int, set[tuple[int, int]]]:
-    """A_c: the (document index, position) pairs selected over the documents of class c."""
+def rationale_sets(labels: Sequence[int], positions: Sequence[Sequence[int]]) -> dict[int, set[tuple[int, int]]]:
+    """A_c: the (document index, rationale position) pairs over the documents of class c."""
     sets: dict[int, set[tuple[int, int]]] = {0: set(), 1: set()}
-    for doc, (y, positions) in enumerate(zip(labels, selected)):
-        sets[int(y)].update((doc, int(p)) for p in positions)
+    for doc, (y, doc_positions) in enumerate(zip(labels, positions)):
+        sets[int(y)].update((doc, int(p)) for p in doc_positions)
     return sets
 
 
@@ -51,55 +55,39 @@ def score(dev_loss: float, degenerate: bool, iteration: int, delta: float | None
     return value
 
 
-def _read(path: Path) -> dict:
-    """A candidate's history.json or rationales.json.
-
-    Raises:
-        DataError: the file is missing or corrupt (not a JSON object).
-    """
-    if not path.exists():
-        raise DataError(path, None, "file not found", "run the training job of this candidate first")
-    try:
-        obj = read_json(path)
-    except ValueError as exc:  # also UnicodeDecodeError
-        raise DataError(path, None, f"corrupt file, not valid JSON ({exc})",
-                        rebuild_fix(path, "train")) from exc
-    if not isinstance(obj, dict):
-        raise DataError(path, None, "corrupt file, not a JSON object", rebuild_fix(path, "train"))
-    return obj
-
-
 def select_candidate(
     iteration: int,
     candidates: Sequence[str | Path],
     train_labels: Sequence[int],
     warm_start: str | Path | None = None,
-    previous: dict | None = None,
+    previous: Choice | None = None,
     dev_labels: Sequence[int] | None = None,
     candidate_loss: str = "augmented_dev",
-) -> dict:
+) -> Choice:
     """Pick the candidate of one iteration.
 
     Args:
         iteration: k.
-        candidates: directories written by ``python -m icda train`` (history.json and
-            rationales.json), fresh seeds first.
-        train_labels: labels of the original training documents (for ΔA).
-        warm_start: the warm-started candidate's directory (k >= 1), also scored.
-        previous: the previous iteration's selection record (k >= 1), for ΔA.
-        dev_labels: labels of the original dev documents: each candidate's loss on them is
-            recorded (``original_dev_loss``), and scores it when ``candidate_loss`` is
+        candidates: folders written by ``python -m icda train`` (history.json and
+            predictions.json), fresh seeds first.
+        train_labels: [N] labels of the original training documents (for ΔA).
+        warm_start: the warm-started candidate's folder (k >= 1), also scored.
+        previous: the previous iteration's choice (k >= 1), for ΔA.
+        dev_labels: [D] labels of the original dev documents: each candidate's loss on them
+            (nats) is recorded (``original_dev_loss``), and scores it when ``candidate_loss`` is
             ``"original_dev"``.
         candidate_loss: the loss in the score from iteration 1 on: ``"augmented_dev"`` (the
             paper: the dev loss training recorded, on the iteration's augmented dev set) or
             ``"original_dev"`` (a departure: the candidate's loss on the original dev set).
 
     Returns:
-        the selection record: chosen candidate, its dev loss, best epoch, ΔA, and every
-        candidate's numbers and score.
+        the :class:`~icda.records.Choice`: chosen candidate, its dev loss, best epoch, ΔA, and
+        every candidate's numbers and score.
 
     Raises:
-        DataError: a candidate's history.json or rationales.json is missing or corrupt.
+        DataError: a candidate's history.json or predictions.json (or the previous choice's
+            predictions.json) is missing or corrupt.
+        ValueError: ``candidate_loss`` is unknown, or ``"original_dev"`` without ``dev_labels``.
     """
     if candidate_loss not in CANDIDATE_LOSSES:
         raise ValueError(f"candidate_loss={candidate_loss!r}: use one of {CANDIDATE_LOSSES}")
@@ -107,59 +95,119 @@ def select_candidate(
         raise ValueError("candidate_loss='original_dev' needs dev_labels")
     prev_sets = None
     if previous is not None:
-        prev_rat = _read(Path(previous["candidate_dir"]) / "rationales.json")
-        prev_sets = rationale_sets(train_labels, prev_rat["train"]["selected"])
+        prev_sets = rationale_sets(train_labels, previous.predictions().train.positions)
     dirs = [(Path(c), False) for c in candidates] + ([(Path(warm_start), True)] if warm_start else [])
+    previous_delta = None if previous is None else previous.chosen.delta_A
     rows = []
     for directory, is_warm in dirs:
-        history = _read(directory / "history.json")
-        rationales = _read(directory / "rationales.json")
+        history = History.read(directory / HISTORY_FILE)
+        predictions = Predictions.read(directory / PREDICTIONS_FILE)
         delta = None
         if prev_sets is not None:
-            delta = delta_a(rationale_sets(train_labels, rationales["train"]["selected"]), prev_sets)
-        original = None if dev_labels is None else cross_entropy(rationales["dev"]["prob_positive"], dev_labels)
-        loss = original if candidate_loss == "original_dev" and iteration >= 1 else history["dev_loss"]
-        rows.append({
-            "name": directory.name,
-            "candidate_dir": str(directory),
-            "warm_start": is_warm,
-            "seed": history.get("seed"),
-            "dev_loss": history["dev_loss"],
-            "original_dev_loss": original,
-            "dev_accuracy": history["dev_accuracy"],
-            "degenerate": history["degenerate"],
-            "best_epoch": history["best_epoch"],
-            "delta_A": delta,
-            "score": score(loss, history["degenerate"], iteration, delta,
-                           None if previous is None else previous.get("delta_A")),
-        })
-    best = min(rows, key=lambda r: r["score"])
-    return {
-        "iteration": iteration,
-        "selected": best["name"],
-        "candidate_dir": best["candidate_dir"],
-        "warm_start": best["warm_start"],
-        "seed": best["seed"],
-        "dev_loss": best["dev_loss"],
-        "original_dev_loss": best["original_dev_loss"],
-        "candidate_loss": candidate_loss,
-        "degenerate": best["degenerate"],
-        "best_epoch": best["best_epoch"],
-        "delta_A": best["delta_A"],
-        "previous_delta_A": None if previous is None else previous.get("delta_A"),
-        "candidates": rows,
-    }
+            delta = delta_a(rationale_sets(train_labels, predictions.train.positions), prev_sets)
+        original = None if dev_labels is None else cross_entropy(predictions.dev.prob_positive, dev_labels)
+        loss = original if candidate_loss == "original_dev" and iteration >= 1 else history.dev_loss
+        rows.append(CandidateScore(
+            name=directory.name, candidate_dir=str(directory), warm_start=is_warm, seed=history.seed,
+            dev_loss=history.dev_loss, original_dev_loss=original, dev_accuracy=history.dev_accuracy,
+            degenerate=history.degenerate, best_epoch=history.best_epoch, delta_A=delta,
+            score=score(loss, history.degenerate, iteration, delta, previous_delta),
+        ))
+    return Choice(iteration=iteration, candidate_loss=candidate_loss, previous_delta_A=previous_delta,
+                  chosen=min(rows, key=lambda r: r.score), candidates=rows)
 
 
-def convergence(selection: dict, max_iters: int) -> dict:
-    """The stop rule: ``{"iteration", "stop", "converged", "reason"}``."""
-    k = selection["iteration"]
-    converged = bool(selection["warm_start"] and selection["best_epoch"] == -1)
+def select_iteration(
+    iteration: int,
+    candidates: Sequence[str | Path],
+    data_dir: str | Path,
+    warm_start: str | Path | None = None,
+    previous: str | Path | None = None,
+    candidate_loss: str = "augmented_dev",
+) -> Choice:
+    """:func:`select_candidate` on files: the labels come from the prepared ``train.jsonl`` and
+    ``dev.jsonl`` in ``data_dir``, the previous choice from its ``choice.json``.
+
+    Raises:
+        ConfigError: ``iteration >= 1`` without ``warm_start`` and ``previous``.
+        DataError: a file is missing or malformed.
+    """
+    from icda.data.document import read_documents
+
+    if iteration >= 1 and (warm_start is None or previous is None):
+        raise ConfigError("select: iterations >= 1 need --warm-start and --previous")
+    data_dir = Path(data_dir)
+    labels = [d.label for d in read_documents(data_dir / "train.jsonl")]
+    dev_labels = [d.label for d in read_documents(data_dir / "dev.jsonl")]
+    return select_candidate(iteration, candidates, labels, warm_start,
+                            None if previous is None else Choice.read(previous), dev_labels, candidate_loss)
+
+
+def convergence(choice: Choice, max_iters: int) -> Decision:
+    """The stop rule: stop when the warm start won with best epoch −1 (converged) or at
+    iteration ``max_iters``."""
+    k, chosen = choice.iteration, choice.chosen
+    converged = bool(chosen.warm_start and chosen.best_epoch == -1)
     if converged:
         reason = "the warm start won and training did not improve it (best epoch -1)"
     elif k >= max_iters:
         reason = f"reached max_iters={max_iters} without convergence"
     else:
-        reason = ("the warm start won but training improved it" if selection["warm_start"]
-                  else f"a fresh model won ({selection['selected']})") + f"; iteration {k + 1} follows"
-    return {"iteration": k, "stop": converged or k >= max_iters, "converged": converged, "reason": reason}
+        reason = ("the warm start won but training improved it" if chosen.warm_start
+                  else f"a fresh model won ({chosen.name})") + f"; iteration {k + 1} follows"
+    return Decision(iteration=k, stop=converged or k >= max_iters, converged=converged, reason=reason)
+
+
+def original_dev_loss(choice: Choice, dev_labels: Sequence[int]) -> float:
+    """Mean cross-entropy (nats) of a choice's model on the D original dev documents, from its
+    predictions.json (P(y=1) [D]) and ``dev_labels`` [D].
+
+    Raises:
+        DataError: the chosen candidate's predictions.json is missing or malformed.
+    """
+    return cross_entropy(choice.predictions().dev.prob_positive, dev_labels)
+
+
+def final_run(choices: Sequence[str | Path], dev_labels: Sequence[int]) -> tuple[int, list[float]]:
+    """Which run's ICDA output is kept: the index of the run whose final choice has the lowest
+    :func:`original_dev_loss` (the one yardstick every run shares), and every run's loss.
+
+    Args:
+        choices: each run's last-iteration ``choice.json``.
+        dev_labels: [D] labels of the original dev documents.
+
+    Raises:
+        DataError: a choice or its predictions is missing or malformed.
+    """
+    losses = [original_dev_loss(Choice.read(path), dev_labels) for path in choices]
+    return min(range(len(losses)), key=losses.__getitem__), losses
+
+
+def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str | Path], data_dir: str | Path,
+                        out: str | Path) -> Path:
+    """Copy the augmented training set of the :func:`final_run` to ``out`` (atomically).
+
+    ``augmented[i]`` and ``choices[i]`` belong to run i (its last iteration).
+
+    Returns:
+        the chosen ``augmented`` file.
+
+    Raises:
+        ValueError: the two lists differ in length.
+        DataError: a file is missing or malformed.
+    """
+    import shutil
+
+    from icda.data.document import read_documents
+    from icda.io import atomic_path
+
+    if len(augmented) != len(choices):
+        raise ValueError(f"{len(augmented)} augmented files but {len(choices)} choices: pass one of each per run")
+    labels = [d.label for d in read_documents(Path(data_dir) / "dev.jsonl")]
+    best, losses = final_run(choices, labels)
+    for path, loss in zip(choices, losses):
+        log.info("%s: original dev loss %.4f", path, loss)
+    with atomic_path(out) as tmp:
+        shutil.copyfile(augmented[best], tmp)
+    log.info("final ICDA dataset: %s (original dev loss %.4f) -> %s", augmented[best], losses[best], out)
+    return Path(augmented[best])

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from icda.io import read_json
+from icda.records import HISTORY_FILE, Evaluation, History
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,18 @@ class SweepRecord:
 
 def read_record(dev_eval: str | Path) -> SweepRecord:
     """The record of one sweep model from its dev evaluation (``python -m icda evaluate --split dev
-    --label point=… --label dataset=… --label seed=…``) and the ``history.json`` beside its model."""
-    ev = read_json(dev_eval)
-    history = read_json(Path(ev["model"]).parent / "history.json")
+    --point … --dataset … --seed …``) and the ``history.json`` beside its model.
+
+    Raises:
+        DataError: either file is missing or malformed.
+    """
+    ev = Evaluation.read(dev_eval)
+    history = History.read(Path(ev.model).parent / HISTORY_FILE)
     return SweepRecord(
-        point=str(ev["point"]), dataset=str(ev["dataset"]), seed=int(ev["seed"]),
-        dev_precision=ev["precision"], dev_accuracy=history["dev_accuracy"], dev_loss=history["dev_loss"],
-        best_epoch=history["best_epoch"], epochs_trained=sum(e["epoch"] >= 0 for e in history["epochs"]),
-        degenerate=history["degenerate"], position_histogram=list(ev["position_histogram"]),
+        point=str(ev.point), dataset=str(ev.dataset), seed=int(ev.seed),
+        dev_precision=ev.precision, dev_accuracy=history.dev_accuracy, dev_loss=history.dev_loss,
+        best_epoch=history.best_epoch, epochs_trained=history.epochs_trained,
+        degenerate=history.degenerate, position_histogram=list(ev.position_histogram),
     )
 
 

@@ -29,11 +29,12 @@ log = logging.getLogger(__name__)
 @dataclass
 class Predictions:
     """Model outputs on D documents: ``logits`` [D, C], ``prob_positive`` [D] (P(y=1)),
-    ``selected`` (per document, its selected positions), ``comp_logits`` [D, C] or None."""
+    ``positions`` (per document, its rationale's sentence indices: the nonzero entries of the
+    model's ``selection`` mask), ``comp_logits`` [D, C] or None."""
 
     logits: torch.Tensor
     prob_positive: np.ndarray
-    selected: list[list[int]]
+    positions: list[list[int]]
     comp_logits: torch.Tensor | None = None
 
     @property
@@ -58,16 +59,16 @@ def shuffle_sentences(ids: torch.Tensor, generator: torch.Generator) -> torch.Te
 def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 512, device: str = "cpu") -> Predictions:
     """Run ``model`` in eval mode over ids [D, N]."""
     model.eval()
-    logits, comp, selected = [], [], []
+    logits, comp, positions = [], [], []
     for start in range(0, len(ids), batch_size):
         out = model(trim(ids[start : start + batch_size]).to(device))
         logits.append(out.logits.float().cpu())
         if out.comp_logits is not None:
             comp.append(out.comp_logits.float().cpu())
-        selected.extend(torch.nonzero(row).flatten().tolist() for row in out.selection.cpu())
+        positions.extend(torch.nonzero(row).flatten().tolist() for row in out.selection.cpu())
     logits_t = torch.cat(logits) if logits else torch.zeros(0, 2)
     prob = torch.softmax(logits_t, dim=-1)[:, 1].numpy() if len(logits_t) else np.zeros(0)
-    return Predictions(logits_t, prob, selected, torch.cat(comp) if comp else None)
+    return Predictions(logits_t, prob, positions, torch.cat(comp) if comp else None)
 
 
 @dataclass
@@ -114,11 +115,11 @@ def evaluate_dev(
     accuracy = float((pred.predicted == labels.numpy()).mean())
     n_sentences = (ids >= 0).sum(1).numpy()
     report = check_degeneration(
-        pred.selected, n_sentences, labels.numpy(), pred.predicted, settings.degeneration_threshold,
+        pred.positions, n_sentences, labels.numpy(), pred.predicted, settings.degeneration_threshold,
     )
     precision = None
     if rationale is not None:
-        precision = rationale_metrics(pred.selected, rationale, n_sentences)["precision"]
+        precision = rationale_metrics(pred.positions, rationale, n_sentences)["precision"]
     return loss, accuracy, precision, report
 
 

@@ -9,14 +9,14 @@ from typing import Callable
 
 import torch
 
-from icda.data.datasets import SPLITS
+from icda.data.spec import SPLITS
 from icda.data.document import Document, read_documents
 from icda.encoder import resolve_device
 from icda.errors import DataError, rebuild_fix
 from icda.io import save_torch
 from icda.model import CachedSentences, EncodedSentences, RationaleNetwork
 from icda.settings import ModelSettings, Settings
-from icda.splits import EncodedSplit, encode_split
+from icda.data.encoded import EncodedSplit, encode_split
 
 
 @dataclass

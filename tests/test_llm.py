@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from icda.data.datasets import load_config_datasets, prepare_dataset, validate_spec
+from icda.data.datasets import prepare_dataset
+from icda.data.spec import validate_spec
+from icda.data.spec_files import load_config_datasets
 from icda.errors import ConfigError, DataError
 from icda.generate.postprocess import SentenceFilter, responses_to_documents, strip_preamble
 from icda.generate.records import ResponseCache, read_responses
@@ -431,7 +433,7 @@ def test_generate_rule_runs_only_for_llm_datasets(tmp_path):
 
 
 def test_workflow_helpers_for_llm_datasets():
-    from icda.workflow import generate_gpus, generated_responses
+    from icda.workflow_helpers import generate_gpus, generated_responses
 
     config = {"datasets": {
         "local": {"source": "llm", "llm": {"backend": {"type": "transformers", "model": "m"}}},

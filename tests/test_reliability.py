@@ -15,7 +15,7 @@ import pytest
 import torch
 import yaml
 
-from icda import workflow
+from icda import workflow_helpers as helpers
 from icda.data.datasets import prepare_dataset
 from icda.data.readers import read_icda
 from icda.errors import ConfigError, DataError
@@ -149,7 +149,7 @@ def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
     (tmp_path / "data/toy/train.txt").unlink()
     config = {"data_dir": str(tmp_path / "data"), "run_datasets": ["toy"], "datasets": {"toy": TOY}}
     with pytest.raises(DataError, match="dataset 'toy' is named in run_datasets") as err:
-        workflow.availability(config)
+        helpers.availability(config)
     assert err.value.path == str(tmp_path / "data/toy/train.txt")
     assert "Or remove 'toy' from run_datasets" in err.value.fix
 
@@ -158,11 +158,11 @@ def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
     assert f"{tmp_path / 'data/toy/train.txt'}: file not found" in proc.stdout + proc.stderr
     # not named: listed as unavailable, the others run
     synthetic = {"source": "synthetic", "synthetic": {"n_train": 8, "n_dev": 4, "n_test": 4}}
-    present, absent = workflow.availability(
+    present, absent = helpers.availability(
         config | {"run_datasets": [], "datasets": {"toy": TOY, "synthetic": synthetic}})
     assert present == ["synthetic"] and "toy/train.txt" in absent["toy"]
     with pytest.raises(ConfigError, match="no selected dataset has its files. Fix: get the files"):
-        workflow.availability(config | {"run_datasets": []})
+        helpers.availability(config | {"run_datasets": []})
 
 
 def test_workflow_downloads_missing_public_files_before_prepare(tmp_path):
@@ -252,8 +252,8 @@ def test_corrupt_model_and_history_are_named_with_the_fix(tmp_path):
     assert err.value.path == str(model) and f"--forcerun {model}" in err.value.fix
 
     (tmp_path / "seed42/history.json").write_text('{"dev_loss": 0.')
-    (tmp_path / "seed42/rationales.json").write_text('{}')
-    with pytest.raises(DataError, match="history.json: corrupt file, not valid JSON") as err:
+    (tmp_path / "seed42/predictions.json").write_text('{}')
+    with pytest.raises(DataError, match="history.json:1: not valid JSON") as err:
         select_candidate(0, [tmp_path / "seed42"], [0, 1])
     assert "--forcerun" in err.value.fix
 
@@ -273,13 +273,13 @@ def test_decoding_error_is_reported_on_its_line(tmp_path):
 def test_config_errors_one_line_per_problem(tmp_path):
     config = {"datasets": {"toy": TOY}, "colour": "red", "train": {"lr": -1}}
     with pytest.raises(ConfigError) as err:
-        workflow.check_config(config, SCHEMA)
+        helpers.check_config(config, SCHEMA)
     lines = str(err.value).splitlines()
     assert lines[1].strip().startswith("colour: unknown key (allowed: data_dir, download, run_datasets,")
     assert lines[2].strip().startswith("train.lr: -1 is less than or equal to the minimum of 0")
     assert lines[-1].startswith("Fix:") and len(lines) == 4
     with pytest.raises(ConfigError, match=r"datasets: 'my data; rm' does not match"):
-        workflow.check_config({"datasets": {"my data; rm": TOY}}, SCHEMA)
+        helpers.check_config({"datasets": {"my data; rm": TOY}}, SCHEMA)
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("colour: red\n")
@@ -293,7 +293,7 @@ def test_more_runs_than_seed_lists_says_the_fix(tmp_path):
     proc = snakemake("-n", *workflow_args(tmp_path, tmp_path, n_runs=3), check=False)  # runs: 1 list
     assert proc.returncode != 0
     assert "n_runs: 3, but `runs` has 1 seed lists. Fix: lower n_runs to 1" in proc.stdout + proc.stderr
-    assert workflow.run_numbers({"n_runs": 2, "runs": [[1], [2], [3]]}) == [1, 2]
+    assert helpers.run_numbers({"n_runs": 2, "runs": [[1], [2], [3]]}) == [1, 2]
 
 
 def test_failed_prepare_leaves_no_old_output(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 from icda.degeneration import check_degeneration, check_histograms, position_bins
 from icda.errors import IcdaError
 from icda.metrics import rationale_metrics
-from icda.pools import build_plan
+from icda.counterfactual import build_plan
 from icda.selection import convergence, delta_a, rationale_sets, score
 
 
@@ -101,27 +101,38 @@ def test_selection_score_penalties():
     assert score(0.5, False, 2, 0.3, 0.3) == pytest.approx(0.5e10)  # not smaller -> penalised
 
 
+def _choice(**fields):
+    from icda.records import CandidateScore, Choice
+
+    base = dict(name="warm", candidate_dir="x/warm", warm_start=True, seed=42, dev_loss=0.1, original_dev_loss=None,
+                dev_accuracy=0.9, degenerate=False, best_epoch=-1, delta_A=None, score=0.1)
+    return Choice(iteration=3, candidate_loss="augmented_dev", previous_delta_A=None,
+                  chosen=CandidateScore(**(base | fields)))
+
+
 def test_stop_rule():
-    sel = {"iteration": 3, "warm_start": True, "best_epoch": -1, "selected": "warm"}
-    assert convergence(sel, 10)["converged"] and convergence(sel, 10)["stop"]
-    improved = sel | {"best_epoch": 2}
-    assert not convergence(improved, 10)["stop"]
-    assert convergence(improved, 3) == {"iteration": 3, "stop": True, "converged": False,
-                                        "reason": "reached max_iters=3 without convergence"}
-    fresh = sel | {"warm_start": False, "best_epoch": -1, "selected": "seed42"}
-    assert not convergence(fresh, 10)["stop"]
+    sel = _choice()
+    assert convergence(sel, 10).converged and convergence(sel, 10).stop
+    improved = _choice(best_epoch=2)
+    assert not convergence(improved, 10).stop
+    assert convergence(improved, 3).to_json() == {"iteration": 3, "stop": True, "converged": False,
+                                                  "reason": "reached max_iters=3 without convergence"}
+    fresh = _choice(warm_start=False, name="seed42")
+    assert not convergence(fresh, 10).stop
+    assert "a fresh model won (seed42); iteration 4 follows" == convergence(fresh, 10).reason
 
 
-def _candidate(root, name, dev_loss, dev_prob, train_selected, best_epoch=3):
+def _candidate(root, name, dev_loss, dev_prob, train_positions, best_epoch=3, degenerate=False):
     import json
 
     folder = root / name
     folder.mkdir()
     (folder / "history.json").write_text(json.dumps({
-        "seed": 1, "dev_loss": dev_loss, "dev_accuracy": 0.9, "degenerate": False, "best_epoch": best_epoch}))
-    (folder / "rationales.json").write_text(json.dumps({
-        "train": {"prob_positive": [0.5] * len(train_selected), "selected": train_selected},
-        "dev": {"prob_positive": dev_prob, "selected": [[0]] * len(dev_prob)}}))
+        "seed": 1, "dev_loss": dev_loss, "dev_accuracy": 0.9, "degenerate": degenerate, "best_epoch": best_epoch,
+        "epochs": [], "seconds_per_epoch": None}))
+    (folder / "predictions.json").write_text(json.dumps({
+        "train": {"prob_positive": [0.5] * len(train_positions), "positions": train_positions},
+        "dev": {"prob_positive": dev_prob, "positions": [[0]] * len(dev_prob)}}))
     return folder
 
 
@@ -135,14 +146,57 @@ def test_candidate_loss_original_dev_ranks_by_the_original_dev_set(tmp_path):
     b = _candidate(tmp_path, "b", 0.002, [0.99, 0.01, 0.99, 0.01], sel)
     warm = _candidate(tmp_path, "warm", 0.003, [0.5] * 4, sel)
     prev_dir = _candidate(tmp_path, "prev", 0.1, [0.5] * 4, sel)
-    previous = {"candidate_dir": str(prev_dir), "delta_A": None}
+    previous = _choice(candidate_dir=str(prev_dir), delta_A=None)
     paper = select_candidate(1, [a, b], train_labels, warm, previous, dev_labels)
-    assert paper["selected"] == "a" and paper["candidate_loss"] == "augmented_dev"
+    assert paper.chosen.name == "a" and paper.candidate_loss == "augmented_dev"
     departure = select_candidate(1, [a, b], train_labels, warm, previous, dev_labels, "original_dev")
-    assert departure["selected"] == "b"
-    assert departure["original_dev_loss"] == pytest.approx(cross_entropy([0.99, 0.01, 0.99, 0.01], dev_labels))
+    assert departure.chosen.name == "b"
+    assert departure.chosen.original_dev_loss == pytest.approx(cross_entropy([0.99, 0.01, 0.99, 0.01], dev_labels))
     assert cross_entropy([0.99, 0.01], [1, 0]) == pytest.approx(-np.log(0.99))
     # iteration 0 (MMI) always uses the dev loss training recorded, which is the original dev loss
-    assert select_candidate(0, [a, b], train_labels, dev_labels=dev_labels, candidate_loss="original_dev")["selected"] == "a"
+    assert select_candidate(0, [a, b], train_labels, dev_labels=dev_labels, candidate_loss="original_dev").chosen.name == "a"
     with pytest.raises(ValueError, match="candidate_loss"):
         select_candidate(1, [a, b], train_labels, warm, previous, dev_labels, "test")
+
+
+def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_path):
+    from icda.selection import select_candidate
+
+    train_labels = [0, 0, 1, 1]
+    prev = _candidate(tmp_path, "prev", 0.5, [0.5] * 2, [[0], [1], [0], [1]])
+    # lowest loss but degenerate: x1e10
+    degenerate = _candidate(tmp_path, "seed1", 0.01, [0.5] * 2, [[0], [1], [0], [1]], degenerate=True)
+    # same rationales as before: ΔA = 0, smaller than 0.5: no penalty
+    same = _candidate(tmp_path, "seed2", 0.30, [0.5] * 2, [[0], [1], [0], [1]])
+    # every rationale changed: ΔA = 1, not smaller than 0.5: x1e10
+    moved = _candidate(tmp_path, "seed3", 0.20, [0.5] * 2, [[2], [3], [2], [3]])
+    warm = _candidate(tmp_path, "warm", 0.40, [0.5] * 2, [[0], [1], [0], [1]], best_epoch=-1)
+    choice = select_candidate(2, [degenerate, same, moved], train_labels, warm,
+                              _choice(candidate_dir=str(prev), delta_A=0.5))
+    scores = {row.name: row.score for row in choice.candidates}
+    assert scores == pytest.approx({"seed1": 0.01e10, "seed2": 0.30, "seed3": 0.20e10, "warm": 0.40})
+    assert (choice.chosen.name, choice.chosen.delta_A, choice.previous_delta_A) == ("seed2", 0.0, 0.5)
+    assert [row.delta_A for row in choice.candidates] == [0.0, 0.0, 1.0, 0.0]
+    assert choice.model_path == same / "model.pt"
+
+
+def test_original_dev_loss_and_the_final_run(tmp_path):
+    from icda.data.document import Document, write_documents
+    from icda.selection import original_dev_loss, write_final_dataset
+
+    dev = [Document(f"d{i}", y, ("s",)) for i, y in enumerate([1, 0])]
+    write_documents(dev, tmp_path / "dev.jsonl")
+    runs = []
+    for run, prob in ((1, [0.6, 0.4]), (2, [0.9, 0.1])):
+        folder = _candidate(tmp_path, f"run{run}", 0.1, prob, [[0]])
+        choice = _choice(candidate_dir=str(folder))
+        choice.write(tmp_path / f"choice{run}.json")
+        (tmp_path / f"aug{run}.jsonl").write_text(f"run {run}\n")
+        runs.append(choice)
+    assert original_dev_loss(runs[0], [1, 0]) == pytest.approx(-np.log(0.6))
+    assert original_dev_loss(runs[1], [1, 0]) == pytest.approx(-np.log(0.9))
+    best = write_final_dataset([tmp_path / "aug1.jsonl", tmp_path / "aug2.jsonl"],
+                               [tmp_path / "choice1.json", tmp_path / "choice2.json"], tmp_path, tmp_path / "out.jsonl")
+    assert best == tmp_path / "aug2.jsonl" and (tmp_path / "out.jsonl").read_text() == "run 2\n"
+    with pytest.raises(ValueError, match="one of each per run"):
+        write_final_dataset([tmp_path / "aug1.jsonl"], [], tmp_path, tmp_path / "x.jsonl")

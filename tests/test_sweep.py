@@ -5,7 +5,7 @@ import json
 import pytest
 
 from icda.sweep import SweepRecord, choose, read_record, sweep_table, to_markdown
-from icda.workflow import sweep_datasets, sweep_settings
+from icda.workflow_helpers import sweep_datasets, sweep_settings
 
 
 def _rec(point, dataset, seed, precision, hist=(1, 0, 0, 0, 0, 0, 0, 0, 0, 0)):
@@ -38,10 +38,11 @@ def test_ties_in_mean_rank_go_to_the_higher_mean_precision():
 
 def test_read_record_joins_the_dev_evaluation_with_its_history(tmp_path):
     (tmp_path / "history.json").write_text(json.dumps({
-        "dev_loss": 0.4, "dev_accuracy": 0.9, "best_epoch": 2, "degenerate": False,
-        "epochs": [{"epoch": e} for e in (-1, 0, 1, 2, 3)]}))
+        "dev_loss": 0.4, "dev_accuracy": 0.9, "best_epoch": 2, "degenerate": False, "seed": 1,
+        "seconds_per_epoch": 0.1, "epochs": [{"epoch": e} for e in (-1, 0, 1, 2, 3)]}))
     (tmp_path / "dev_eval.json").write_text(json.dumps({
         "point": "base", "dataset": "synthetic", "seed": 1, "precision": 0.75, "split": "dev",
+        "recall": 0.5, "f1": 0.6, "accuracy": 0.9,
         "position_histogram": [0] * 9 + [4], "model": str(tmp_path / "model.pt")}))
     rec = read_record(tmp_path / "dev_eval.json")
     assert (rec.point, rec.seed, rec.dev_precision, rec.epochs_trained, rec.best_epoch) == ("base", 1, 0.75, 4, 2)

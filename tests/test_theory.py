@@ -1,4 +1,4 @@
-"""Binary-variable theory (icda.theory, icda.theory_figures, ``python -m icda theory``)."""
+"""Binary-variable theory (icda.theory, icda.report.theory_figures, ``python -m icda theory``)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_cda_criterion_known_values_and_beta_helps():
 
 
 def test_break_even_alpha_grows_with_beta():
-    from icda.theory_figures import figure1_break_even
+    from icda.report.theory_figures import figure1_break_even
 
     roots = figure1_break_even(0.95, P2, (0.5, 0.75, 1.0))
     found = [roots[k][0] for k in ("0.5", "0.75", "1")]

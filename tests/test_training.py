@@ -10,7 +10,7 @@ from icda.encoder import EncoderSettings
 from icda.metrics import rationale_metrics
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings, TrainSettings
-from icda.splits import encode_split
+from icda.data.encoded import encode_split
 from icda.train import predict, train_model
 
 
@@ -79,7 +79,7 @@ def _mmi_on_synthetic(splits, model_settings=None):
     model.load_state_dict(result.state_dict)
     test = encode["test"]
     pred = predict(model, test.ids)
-    metrics = rationale_metrics(pred.selected, [d.rationale for d in test.documents],
+    metrics = rationale_metrics(pred.positions, [d.rationale for d in test.documents],
                                 test.n_sentences.tolist(), test.labels.tolist(), pred.predicted.tolist())
     return result, metrics, pred, test
 
@@ -103,7 +103,7 @@ def test_mmi_falls_for_the_verdict_shortcut_exactly_when_it_is_the_most_informat
     for p_verdict, p_x1 in ((0.99, 0.8), (0.7, 0.97)):
         splits = generate_synthetic(800, 200, 200, p_x1=p_x1, p_x2=0.5, verdict="end", p_verdict=p_verdict, seed=3)
         _, metrics, pred, test = _mmi_on_synthetic(splits)
-        at_verdict = sum(d.sentences[sel[0]] in verdicts for sel, d in zip(pred.selected, test.documents))
+        at_verdict = sum(d.sentences[sel[0]] in verdicts for sel, d in zip(pred.positions, test.documents))
         shares[p_verdict] = (at_verdict / len(test), metrics["precision"])
     assert shares[0.99][0] >= 0.7 and shares[0.99][1] <= 0.3, shares
     assert shares[0.7][0] <= 0.1 and shares[0.7][1] >= 0.85, shares

@@ -49,7 +49,7 @@ def _eval(path: Path, run: int, iteration: int, ids: list[str], selected: list[l
     path.write_text(json.dumps({
         "dataset": "toy", "run": run, "iteration": iteration, "precision": 0.5, "recall": 0.5,
         "f1": 0.5, "accuracy": None, "n_docs": len(ids),
-        "documents": {"ids": ids, "selected": selected, "predicted": [1] * len(ids)}}))
+        "documents": {"ids": ids, "positions": selected, "predicted": [1] * len(ids)}}))
     return path
 
 
@@ -127,8 +127,8 @@ def test_page_parses_and_embeds_every_document_with_its_selections(toy):
     assert data["max_sentences"] == 4
     run1, run2 = data["runs"]
     for run, mmi_file, icda_file in ((run1, 0, 2), (run2, 3, 4)):
-        mmi = json.loads(toy["evals"][mmi_file].read_text())["documents"]["selected"]
-        icda = json.loads(toy["evals"][icda_file].read_text())["documents"]["selected"]
+        mmi = json.loads(toy["evals"][mmi_file].read_text())["documents"]["positions"]
+        icda = json.loads(toy["evals"][icda_file].read_text())["documents"]["positions"]
         assert run["mmi"] == mmi and run["icda"] == icda
     assert run1["icda_iteration"] == 2 and run2["icda_iteration"] == 1
     assert run1["outcome"] == [_expected_outcome(i) for i in range(N_DOCS)]
@@ -167,7 +167,7 @@ def test_eval_without_per_document_selections_is_named(toy, tmp_path):
     obj = json.loads(old.read_text())
     del obj["documents"]
     old.write_text(json.dumps(obj))
-    with pytest.raises(DataError, match="per-document selections") as err:
+    with pytest.raises(DataError, match="per-document rationale positions") as err:
         write_viewer("toy", toy["test"], toy["evals"], None, tmp_path / "x.html")
     assert str(old) in str(err.value) and "re-run" in str(err.value)
 

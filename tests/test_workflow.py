@@ -118,7 +118,7 @@ def test_tiny_end_to_end_run(tmp_path):
         changed = [i for i, (a, b) in enumerate(zip(cf["sentences"], source["sentences"])) if a != b]
         assert set(changed) <= set(cf["swapped"])
 
-    # the rationale viewer holds every test document and the selections of eval.json
+    # the rationale viewer holds every test document and the rationale positions of eval.json
     page = (results / "synthetic/rationales.html").read_text(encoding="utf-8")
     assert "http://" not in page and "https://" not in page  # self-contained: no network
     start = page.index('<script type="application/json" id="viewer-data">')
@@ -130,7 +130,7 @@ def test_tiny_end_to_end_run(tmp_path):
     truth = [set(json.loads(line)["rationale"]) for line in (results / "synthetic/data/test.jsonl").open()]
     for key, k in (("mmi", 0), ("icda", last)):
         evaluation = json.loads((results / f"synthetic/run1/iter{k}/eval.json").read_text())
-        assert run[key] == evaluation["documents"]["selected"]
+        assert run[key] == evaluation["documents"]["positions"]
         # the per-document selections are the ones behind the reported precision
         hits = sum(len(set(sel) & t) for sel, t in zip(run[key], truth))
         assert hits / sum(len(sel) for sel in run[key]) == pytest.approx(evaluation["precision"])

@@ -1,8 +1,8 @@
-"""icda.workflow: which datasets run, what is reported missing, settings and candidates."""
+"""icda.workflow_helpers: which datasets run, what is reported missing, settings and candidates."""
 
 import pytest
 
-from icda import workflow
+from icda import workflow_helpers as helpers
 from icda.errors import ConfigError
 
 
@@ -32,10 +32,10 @@ def _config(tmp_path):
 def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
     config = _config(tmp_path)
     missing = [str(tmp_path / "absent" / split) for split in ("train", "dev", "test")]
-    assert workflow.downloads(config) == {"absent": missing}
-    present, absent = workflow.availability(config)
+    assert helpers.downloads(config) == {"absent": missing}
+    present, absent = helpers.availability(config)
     assert present == ["present", "absent", "synthetic"] and absent == {}
-    present, absent = workflow.availability(config | {"download": False})
+    present, absent = helpers.availability(config | {"download": False})
     assert present == ["present", "synthetic"]
     assert list(absent) == ["absent"]
     assert "absent/train" in absent["absent"] and "download" in absent["absent"]
@@ -44,16 +44,16 @@ def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
 def test_only_the_download_spec_has_the_checksums(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["md5"] = {"absent/train": "0" * 32}
-    assert "md5" not in workflow.dataset_spec(config, "absent")  # a new checksum reruns no prepare
-    assert workflow.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
+    assert "md5" not in helpers.dataset_spec(config, "absent")  # a new checksum reruns no prepare
+    assert helpers.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
 
 
 def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["public"] = False
     config["datasets"]["nourl"] = {"train": "n/train", "dev": "n/dev", "test": "n/test"}
-    assert workflow.downloads(config) == {}
-    present, absent = workflow.availability(config)
+    assert helpers.downloads(config) == {}
+    present, absent = helpers.availability(config)
     assert present == ["present", "synthetic"] and list(absent) == ["absent", "nourl"]
     assert "not public" in absent["absent"]
 
@@ -61,29 +61,76 @@ def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
 def test_run_datasets_must_name_configured_datasets(tmp_path):
     config = _config(tmp_path) | {"run_datasets": ["present", "nope"]}
     with pytest.raises(ConfigError, match="nope"):
-        workflow.selected_datasets(config)
+        helpers.selected_datasets(config)
 
 
 def test_overrides_merge_into_one_section_only(tmp_path):
-    settings = workflow.dataset_settings(_config(tmp_path), "present")
+    settings = helpers.dataset_settings(_config(tmp_path), "present")
     assert settings["train"] == {"lr": 0.01, "max_epochs": 20}
-    assert workflow.dataset_settings(_config(tmp_path), "synthetic")["train"]["lr"] == 0.001
+    assert helpers.dataset_settings(_config(tmp_path), "synthetic")["train"]["lr"] == 0.001
 
 
 def test_candidates_and_comp_grid(tmp_path):
     config = _config(tmp_path)
-    assert workflow.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
-    assert workflow.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
-    assert workflow.comp_candidates(config, 1) == [
-        "lambda0.5_seed42", "lambda0.5_seed43", "lambda1.0_seed42", "lambda1.0_seed43"]
+    assert helpers.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
+    assert helpers.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
+    assert helpers.candidate_seeds(config, 1, 1) == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
+    assert helpers.comp_grid(config, 1) == [
+        {"lam": 0.5, "seed": 42}, {"lam": 0.5, "seed": 43}, {"lam": 1.0, "seed": 42}, {"lam": 1.0, "seed": 43}]
     with pytest.raises(ConfigError, match="run 3"):
-        workflow.run_seeds(config, 3)
+        helpers.run_seeds(config, 3)
 
 
 def test_gpu_requested_when_finetuning_or_device_is_cuda(tmp_path):
     config = _config(tmp_path)
-    assert workflow.gpus(config, "present") == 0  # frozen encoder, device auto
+    assert helpers.gpus(config, "present") == 0  # frozen encoder, device auto
     config["overrides"]["present"]["model"] = {"finetune": True}
-    assert workflow.gpus(config, "present") == 1
-    assert workflow.gpus(config | {"device": "cuda"}, "synthetic") == 1
-    assert workflow.gpus(config | {"device": "cpu"}, "synthetic") == 0
+    assert helpers.gpus(config, "present") == 1
+    assert helpers.gpus(config | {"device": "cuda"}, "synthetic") == 1
+    assert helpers.gpus(config | {"device": "cpu"}, "synthetic") == 0
+
+
+def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
+    """overrides: {<dataset>: {icda: ...}} changes that dataset's settings.json, its checkpoint
+    bound, and what pools, augment and converge do (they read settings.json, not the global
+    config)."""
+    import json
+
+    from icda.cli import main
+    from icda.counterfactual import augmented_documents
+    from icda.data.document import Document, write_documents
+    from icda.records import CandidateScore, Choice, Decision, Pools, Predictions, SplitPredictions
+    from icda.settings import Settings
+
+    config = _config(tmp_path)
+    config["overrides"]["present"] = {"icda": {"max_iters": 1, "pool_fraction": 0.5, "dev_seed": 7},
+                                      "encoder": {"max_sentences": 3}}
+    settings = helpers.dataset_settings(config, "present")
+    assert helpers.max_iters(config, "present") == 1 and helpers.max_iters(config, "synthetic") == 10
+    settings_path = tmp_path / "settings.json"
+    settings_path.write_text(json.dumps(settings))
+    assert Settings.load(settings_path).icda.pool_fraction == 0.5
+
+    data = tmp_path / "data"
+    docs = [Document(f"d{i}", i % 2, tuple(f"doc {i} sentence {s}" for s in range(4))) for i in range(8)]
+    for split in ("train", "dev"):
+        write_documents(docs, data / f"{split}.jsonl")
+    split = SplitPredictions(prob_positive=[0.1, 0.9] * 4, positions=[[1]] * 8)
+    Predictions(train=split, dev=split).write(tmp_path / "seed42/predictions.json")
+    chosen = CandidateScore(name="seed42", candidate_dir=str(tmp_path / "seed42"), warm_start=False, seed=42,
+                            dev_loss=0.1, original_dev_loss=None, dev_accuracy=0.9, degenerate=False, best_epoch=2,
+                            delta_A=None, score=0.1)
+    choice = Choice(iteration=1, candidate_loss="augmented_dev", previous_delta_A=None, chosen=chosen)
+    choice.write(tmp_path / "choice.json")
+
+    common = ["--settings", str(settings_path), "--data-dir", str(data)]
+    assert main(["pools", "--choice", str(tmp_path / "choice.json"), *common, "--out", str(tmp_path / "pools.json")]) == 0
+    pools = Pools.read(tmp_path / "pools.json")
+    assert pools.train.stats["pool_fraction"] == 0.5 and pools.train.stats["pool_documents_per_class"] == {"0": 2, "1": 2}
+    assert main(["augment", "--pools", str(tmp_path / "pools.json"), *common, "--out-dir", str(tmp_path / "aug")]) == 0
+    written = [json.loads(line) for line in (tmp_path / "aug/train.jsonl").open()]
+    assert written == augmented_documents(docs, pools.train.plan, 7, 3)  # icda.dev_seed 7 of the override
+    assert main(["converge", "--choice", str(tmp_path / "choice.json"), "--settings", str(settings_path),
+                 "--out", str(tmp_path / "converge.json")]) == 0
+    decision = Decision.read(tmp_path / "converge.json")
+    assert decision.stop and "max_iters=1" in decision.reason  # the global max_iters is 10

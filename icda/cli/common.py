@@ -16,14 +16,12 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
 
 
-def open_from_args(args: argparse.Namespace):
-    """Settings and workspace from the shared arguments."""
+def load_settings(args: argparse.Namespace):
+    """The settings of ``--settings``, after applying ``--threads`` (torch CPU threads)."""
     import torch
 
     from icda.settings import Settings
-    from icda.workspace import open_workspace
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    settings = Settings.load(args.settings)
-    return open_workspace(settings, args.data_dir, args.embeddings)
+    return Settings.load(args.settings)

@@ -1,7 +1,8 @@
 """``python -m icda evaluate``: rationale precision, recall, F1 and accuracy on the test set.
 
-The metrics JSON also holds, under ``documents``, each document's id, selected sentence indices
-and predicted class (split order), so the selections behind the numbers can be inspected.
+The metrics JSON (:class:`icda.records.Evaluation`) also holds, under ``documents``, each
+document's id, rationale positions and predicted class (split order), so the positions behind
+the numbers can be inspected.
 """
 
 from __future__ import annotations
@@ -9,7 +10,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.cli.common import add_workspace_arguments, open_from_args
+from icda.cli.common import add_workspace_arguments, load_settings
+
+
+def _null_or_int(text: str) -> int | None:
+    return None if text in ("null", "none") else int(text)
 
 
 def register(sub) -> None:
@@ -18,39 +23,24 @@ def register(sub) -> None:
     add_workspace_arguments(p)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", type=Path, help="a model.pt")
-    src.add_argument("--selected", type=Path, help="a selected.json of `python -m icda select`")
+    src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select`")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     p.add_argument("--out", type=Path, required=True, help="metrics JSON")
-    p.add_argument("--label", action="append", default=[], metavar="KEY=VALUE",
-                   help="extra fields for the JSON (e.g. dataset=restaurant run=1 iteration=0)")
+    p.add_argument("--dataset", help="dataset name recorded in the JSON")
+    p.add_argument("--run", type=int, help="run recorded in the JSON")
+    p.add_argument("--iteration", type=_null_or_int, help="ICDA iteration recorded (null: COMP)")
+    p.add_argument("--point", help="sweep point recorded in the JSON")
+    p.add_argument("--seed", type=int, help="seed recorded in the JSON (sweep)")
     p.set_defaults(func=run)
 
 
-def _value(text: str):
-    if text.lstrip("-").isdigit():
-        return int(text)
-    return None if text in ("null", "none") else text
-
-
 def run(args: argparse.Namespace) -> None:
-    from icda.io import read_json, write_json
-    from icda.metrics import rationale_metrics
-    from icda.train import predict
-    ws = open_from_args(args)
-    model_path = args.model or Path(read_json(args.selected)["candidate_dir"]) / "model.pt"
-    model = ws.load_model(model_path)
-    split = ws.split(args.split)
-    pred = predict(model, split.ids, device=ws.device)
-    docs = split.documents
-    metrics = rationale_metrics(
-        pred.selected, [d.rationale for d in docs], split.n_sentences.tolist(),
-        [d.label for d in docs], pred.predicted.tolist(),
-    )
-    labels = dict(item.split("=", 1) for item in args.label)
-    out = {k: _value(v) for k, v in labels.items()} | metrics | {"model": str(model_path), "split": args.split}
-    # per document, in split order: what the rationale viewer (icda/report/viewer.py) highlights
-    out["documents"] = {"ids": [d.id for d in docs], "selected": pred.selected,
-                        "predicted": pred.predicted.tolist()}
-    write_json(out, args.out)
-    shown = {k: out[k] for k in ("precision", "recall", "f1", "accuracy")}
+    from icda.candidate import evaluate_model
+    from icda.records import EVAL_LABELS
+
+    labels = {key: getattr(args, key) for key in EVAL_LABELS}
+    evaluation = evaluate_model(load_settings(args), args.data_dir, args.embeddings, args.model, args.choice,
+                                args.split, labels)
+    evaluation.write(args.out)
+    shown = {k: getattr(evaluation, k) for k in ("precision", "recall", "f1", "accuracy")}
     print(" ".join(f"{k}={'-' if v is None else f'{v:.4f}'}" for k, v in shown.items()))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.data.datasets import load_specs, prepare_dataset
+from icda.data.datasets import prepare_dataset
+from icda.data.spec_files import load_specs
 from icda.errors import ConfigError
 
 

@@ -12,18 +12,14 @@ Examples::
     python -m icda report compute --summaries results/*/run*/summary.json --out-dir results/tables
 
 Table groups come from ``--groups`` (JSON: ``{"table1_real": ["appearance", ...], ...}``), or
-from the ``report: groups:`` mapping of a workflow config (``--config``), or default to
-:data:`icda.report.tables.DEFAULT_GROUPS`.
+from the ``report: groups:`` mapping of a workflow config (``--config``), or default to the
+schema's ``report.groups`` (:func:`icda.report.inputs.load_groups`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
-
-from icda.errors import ConfigError, DataError
-from icda.io import read_yaml
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -94,85 +90,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compute.set_defaults(func=run)
 
 
-def _check_groups(groups: object, where: str) -> dict[str, list[str]]:
-    if not (isinstance(groups, dict) and groups and all(
-            isinstance(k, str) and isinstance(v, list) and all(isinstance(d, str) for d in v)
-            for k, v in groups.items())):
-        raise ConfigError(f"{where}: table groups must be a non-empty mapping of table name to "
-                          'a list of dataset names, e.g. {"table2_llm": ["connect", '
-                          '"restaurant"]}')
-    return groups
-
-
-def _read_json(path: Path, fix: str) -> object:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise DataError(path, None, "file not found", fix) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(path, exc.lineno, f"not valid JSON ({exc.msg})", fix) from None
-
-
-def load_groups(groups_path: Path | None, config_path: Path | None) -> dict[str, list[str]] | None:
-    """Table groups from a JSON file or a config's ``report: groups:``; None for the default.
-
-    Raises:
-        DataError: a file is missing or not JSON/YAML.
-        ConfigError: the groups are not a mapping of name → list of dataset names.
-    """
-    if groups_path is not None:
-        obj = _read_json(groups_path, 'write a JSON object {"table name": ["dataset", ...]}')
-        return _check_groups(obj, str(groups_path))
-    if config_path is not None:
-        config = read_yaml(config_path, "pass the workflow's config file") or {}
-        groups = (config.get("report") or {}).get("groups") if isinstance(config, dict) else None
-        if groups is None:
-            return None
-        return _check_groups(groups, f"{config_path}: report.groups")
-    return None
-
-
-def load_unavailable(path: Path | None) -> dict[str, str]:
-    """``{"dataset": "what is missing and how to get it"}`` from a JSON file ({} for None).
-
-    Raises:
-        DataError: the file is missing, not JSON, or not a mapping of name → text.
-    """
-    if path is None:
-        return {}
-    fix = 'write a JSON object {"dataset": "what is missing and how to get it"}'
-    obj = _read_json(path, fix)
-    if not (isinstance(obj, dict) and all(isinstance(v, str) for v in obj.values())):
-        raise DataError(path, None, "not a mapping of dataset name to reason", fix)
-    return obj
-
-
 def run_tables(args: argparse.Namespace) -> int:
-    from icda.report.tables import load_evaluations, write_tables
+    from icda.report.inputs import load_groups, load_unavailable
+    from icda.report.tables import write_tables
 
-    groups = load_groups(args.groups, args.config)
-    unavailable = load_unavailable(args.unavailable)
-    df = load_evaluations(args.evals)
-    write_tables(df, args.out_dir, groups, unavailable, metric=args.metric)
+    write_tables(args.evals, args.out_dir, load_groups(args.groups, args.config), load_unavailable(args.unavailable),
+                 metric=args.metric)
     return 0
 
 
 def run_plots(args: argparse.Namespace) -> int:
     from icda.report.plots import plot_convergence
-    from icda.report.tables import load_evaluations
 
-    df = load_evaluations(args.evals)
-    plot_convergence(df, args.out_dir, show_comp=not args.no_comp)
+    plot_convergence(args.evals, args.out_dir, show_comp=not args.no_comp)
     return 0
 
 
 def run_viewer(args: argparse.Namespace) -> int:
     from icda.report.viewer import write_viewer
-    from icda.settings import Settings
 
-    max_sentences = None if args.settings is None else Settings.load(args.settings).encoder.max_sentences
-    write_viewer(args.dataset, args.test, args.evals, args.augmented, args.out, max_sentences)
+    write_viewer(args.dataset, args.test, args.evals, args.augmented, args.out, settings=args.settings)
     return 0
 
 

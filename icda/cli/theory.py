@@ -2,7 +2,8 @@
 
 Prints α^0 (the MMI error on the original data), the α sequence exact and in simulation side by
 side, the fixed points of psi with alpha_T; with ``--out DIR`` also writes the figures, their CSVs
-and ``summary.json`` (:func:`icda.theory_figures.write_theory_outputs`).
+and ``summary.json`` (:func:`icda.report.theory_figures.write_theory_outputs`). The defaults are the
+schema's ``theory`` section (the paper's values; :mod:`icda.schema`).
 """
 
 from __future__ import annotations
@@ -63,19 +64,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Figures 1 and 2a-d (PNG + CSV) and summary.json."
         ),
     )
-    p.add_argument("--p1", type=_probability, default=0.9, help="p(Y1|X1), target signal (default 0.9)")
-    p.add_argument("--p2", type=_probability, default=0.85, help="p(Y1|X2), spurious signal (default 0.85)")
-    p.add_argument("--n", type=_at_least(1), default=35, help="observations seen by the MMI scheme (default 35)")
-    p.add_argument("--simulations", type=_at_least(2), default=theory.PAPER_SIMULATIONS,
-                   help="Monte Carlo runs per estimate (default 60000, as the paper)")
-    p.add_argument("--seed", type=_at_least(0), default=0, help="random seed (default 0)")
-    p.add_argument("--iterations", type=_at_least(0), default=10, help="ICDA iterations to show (default 10)")
-    p.add_argument("--beta", type=_unit, default=None,
+    from icda.schema import section_defaults
+
+    default = section_defaults("theory")
+    p.add_argument("--p1", type=_probability, default=default["p1"],
+                   help=f"p(Y1|X1), target signal (default {default['p1']})")
+    p.add_argument("--p2", type=_probability, default=default["p2"],
+                   help=f"p(Y1|X2), spurious signal (default {default['p2']})")
+    p.add_argument("--n", type=_at_least(1), default=default["n"],
+                   help=f"observations seen by the MMI scheme (default {default['n']})")
+    p.add_argument("--simulations", type=_at_least(2), default=default["simulations"],
+                   help=f"Monte Carlo runs per estimate (default {default['simulations']}, as the paper)")
+    p.add_argument("--seed", type=_at_least(0), default=default["seed"], help=f"random seed (default {default['seed']})")
+    p.add_argument("--iterations", type=_at_least(0), default=default["iterations"],
+                   help=f"ICDA iterations to show (default {default['iterations']})")
+    p.add_argument("--beta", type=_unit, default=default["beta"],
                    help="fixed beta for J and psi (default: beta = 1 - alpha^k, as the paper)")
-    p.add_argument("--betas", type=_unit, nargs="+", default=None,
-                   help="beta values of Figure 1 (default 0 0.25 0.5 0.75 1)")
-    p.add_argument("--figure1-p1", type=_probability, default=None,
-                   help="p(Y1|X1) of Figure 1 (default 0.95, as the paper; p(Y1|X2) is --p2)")
+    p.add_argument("--betas", type=_unit, nargs="+", default=default["betas"],
+                   help=f"beta values of Figure 1 (default {' '.join(map(str, default['betas']))})")
+    p.add_argument("--figure1-p1", type=_probability, default=default["figure1_p1"],
+                   help=f"p(Y1|X1) of Figure 1 (default {default['figure1_p1']}, as the paper; p(Y1|X2) is --p2)")
     p.add_argument("--out", default=None, help="folder for the figures, CSVs and summary.json")
     p.set_defaults(func=run)
 
@@ -126,12 +134,8 @@ def run(args: argparse.Namespace) -> int:
     )
     print(report(analysis), flush=True)
     if args.out is not None:
-        from icda import theory_figures  # matplotlib only when figures are asked for
+        from icda.report import theory_figures  # matplotlib only when figures are asked for
 
-        written = theory_figures.write_theory_outputs(
-            args.out, analysis,
-            betas=theory_figures.FIGURE1_BETAS if args.betas is None else args.betas,
-            figure1_p1=theory_figures.FIGURE1_P1 if args.figure1_p1 is None else args.figure1_p1,
-        )
+        written = theory_figures.write_theory_outputs(args.out, analysis, betas=args.betas, figure1_p1=args.figure1_p1)
         print(f"wrote {len(written)} files to {args.out}")
     return 0

@@ -92,7 +92,7 @@ def generate(name: str, spec: dict, out: str | Path | None = None, backend=None,
         DataError: some requests still have no answer after every retry (their attempts are in
             the cache; rerunning asks only for them).
     """
-    from icda.data.datasets import validate_spec
+    from icda.data.spec import validate_spec
 
     spec = validate_spec(name, spec)
     if spec["source"] != "llm":

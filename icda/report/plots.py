@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 from pathlib import Path
+from typing import Iterable
 
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -136,18 +137,26 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
-def plot_convergence(df: pd.DataFrame, out_dir: str | Path, show_comp: bool = True) -> list[Path]:
+def plot_convergence(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, show_comp: bool = True) -> list[Path]:
     """Write ``alpha_<dataset>.png`` per dataset with iteration results, and ``alpha_all.png``.
 
     Args:
-        df: long form from :func:`icda.report.tables.load_evaluations`.
+        df: long form from :func:`icda.report.tables.load_evaluations`, or the ``eval.json``
+            paths to load.
         out_dir: directory, created if needed.
         show_comp: draw the COMP α per run as dashed lines.
 
     Returns:
         Paths written, per-dataset files first (sorted by dataset), ``alpha_all.png`` last.
         ``alpha_all.png`` is always written (a "no results" panel when there are none).
+
+    Raises:
+        DataError: an evaluation file is malformed.
     """
+    if not isinstance(df, pd.DataFrame):
+        from icda.report.tables import load_evaluations
+
+        df = load_evaluations(df)
     out_dir = Path(out_dir)
     datasets = sorted(set(_iterations(df)["dataset"]))
     skipped = sorted(set(df["dataset"]) - set(datasets))

@@ -13,17 +13,16 @@ Numbers in the tables are percentages (precision × 100), mean ± sample standar
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from pathlib import Path
 from typing import Any, Iterable
 
-import jsonschema
 import pandas as pd
 
-from icda.errors import DataError
+from icda.errors import DataError, rebuild_fix
 from icda.io import atomic_path, atomic_write
+from icda.records import Evaluation
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +35,6 @@ COLUMNS = ["dataset", "run", "iteration", "method", "precision", "recall", "f1",
 
 #: metrics a table can be made of (all fractions in [0, 1] in eval.json)
 METRICS = ("precision", "recall", "f1", "accuracy")
-
-#: default table groups: the paper's Table 1 (real data), Table 2 (LLM data), and synthetic
-DEFAULT_GROUPS: dict[str, list[str]] = {
-    "table1_real": ["appearance", "smell", "palate", "location", "service", "cleanliness"],
-    "table2_llm": ["connect", "restaurant"],
-    "synthetic": ["synthetic"],
-}
 
 #: column headers of the Markdown and LaTeX tables (the paper's names); others are title-cased
 DISPLAY_NAMES = {"palate": "Palatability", "connect": "Connectivity"}
@@ -59,56 +51,20 @@ METRIC_NAMES = {"precision": "Rationale precision", "recall": "Rationale recall"
 
 DASH = "–"  # en dash: a missing value
 
-_FRACTION = {"type": "number", "minimum": 0, "maximum": 1}
-_FRACTION_OR_NULL = {"anyOf": [_FRACTION, {"type": "null"}]}
-EVAL_SCHEMA = {
-    "type": "object",
-    "required": ["dataset", "run", "iteration", "precision", "recall", "f1", "accuracy"],
-    "properties": {
-        "dataset": {"type": "string", "minLength": 1},
-        "run": {"type": "integer", "minimum": 1},
-        "iteration": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]},
-        "precision": _FRACTION,
-        "recall": _FRACTION_OR_NULL,
-        "f1": _FRACTION_OR_NULL,
-        "accuracy": _FRACTION_OR_NULL,
-        "n_docs": {"type": "integer", "minimum": 0},
-    },
-}
-
-_FIX_EVAL = "delete the file and re-run the evaluate step that writes it (snakemake re-creates it)"
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def read_evaluation(path: str | Path) -> dict[str, Any]:
-    """Read and validate one ``eval.json`` (schema :data:`EVAL_SCHEMA`).
+def read_evaluation(path: str | Path) -> Evaluation:
+    """Read one ``eval.json`` (:class:`icda.records.Evaluation`) as a table row's source: it must
+    name its dataset and run, and have a precision.
 
     Raises:
         DataError: the file is missing, is not JSON (line given), or a field is missing, of the
             wrong type or out of range (NaN/Infinity included).
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(path, None, "evaluation file not found",
-                        "run the evaluate step first, or pass the right path") from None
-    try:
-        obj = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise DataError(path, exc.lineno, f"not valid JSON ({exc.msg})", _FIX_EVAL) from None
-    except ValueError as exc:
-        raise DataError(path, None, str(exc), _FIX_EVAL) from None
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(EVAL_SCHEMA).iter_errors(obj))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path)
-        field = f"field '{where}': " if where else ""
-        raise DataError(path, None, f"not an evaluation record: {field}{error.message}", _FIX_EVAL)
-    return obj
+    evaluation = Evaluation.read(path)
+    for name in ("dataset", "run", "precision"):
+        if getattr(evaluation, name) is None:
+            raise DataError(path, None, f"not an evaluation record of the workflow: field '{name}' is missing or null",
+                            rebuild_fix(path, "evaluate"))
+    return evaluation
 
 
 def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
@@ -129,15 +85,15 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
     """
     records, origin = [], {}
     for path in paths:
-        obj = read_evaluation(path)
-        key = (obj["dataset"], obj["run"], obj["iteration"])
+        evaluation = read_evaluation(path)
+        key = (evaluation.dataset, evaluation.run, evaluation.iteration)
         if key in origin:
             what = "COMP" if key[2] is None else f"iteration {key[2]}"
             raise DataError(path, None,
                             f"{key[0]} run {key[1]} {what} is also in {origin[key]}",
                             "pass each evaluation file once")
         origin[key] = Path(path)
-        records.append({c: obj.get(c) for c in COLUMNS if c != "method"})
+        records.append({c: getattr(evaluation, c) for c in COLUMNS if c != "method"})
 
     rows = []
     iterations: dict[tuple[str, int], list[int]] = {}
@@ -342,7 +298,7 @@ def table_groups(groups: dict[str, list[str]], datasets: Iterable[str]) -> dict[
     return dict(groups) | ({"other": other} if other else {})
 
 
-def write_tables(df: pd.DataFrame, out_dir: str | Path, groups: dict[str, list[str]] | None = None,
+def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, groups: dict[str, list[str]],
                  unavailable: dict[str, str] | None = None,
                  metric: str = "precision") -> list[Path]:
     """Write the result tables (paper Tables 1 and 2) and the long-form results.
@@ -358,17 +314,23 @@ def write_tables(df: pd.DataFrame, out_dir: str | Path, groups: dict[str, list[s
     each unavailable dataset with its reason, listed once). Every file is written atomically.
 
     Args:
-        df: long form from :func:`load_evaluations`.
+        df: long form from :func:`load_evaluations`, or the ``eval.json`` paths to load.
         out_dir: directory, created if needed.
-        groups: group name → dataset ids (default :data:`DEFAULT_GROUPS`).
+        groups: group name → dataset ids (the workflow's ``report.groups``; the paper's Table 1
+            real data, Table 2 LLM data, and synthetic by default, :mod:`icda.schema`).
         unavailable: dataset id → what is missing and how to get it.
         metric: one of :data:`METRICS`.
 
     Returns:
         The paths written.
+
+    Raises:
+        DataError: an evaluation file is malformed (:func:`load_evaluations`).
     """
+    if not isinstance(df, pd.DataFrame):
+        df = load_evaluations(df)
     out_dir = Path(out_dir)
-    groups = table_groups(DEFAULT_GROUPS if groups is None else groups, set(df["dataset"]))
+    groups = table_groups(groups, set(df["dataset"]))
     unavailable = dict(unavailable or {})
     if "other" in groups:
         log.warning("datasets in no table group, written to 'other': %s", ", ".join(groups["other"]))

@@ -31,6 +31,7 @@ import jinja2
 from icda.data.document import Document, read_documents
 from icda.errors import DataError
 from icda.io import atomic_write
+from icda.records import Evaluation
 from icda.report.tables import read_evaluation
 
 log = logging.getLogger(__name__)
@@ -43,11 +44,6 @@ PAGE_SIZE = 25
 
 #: counterfactual examples embedded in the page (the first ones of icda_dataset.jsonl)
 MAX_COUNTERFACTUALS = 2000
-
-_FIX_EVAL = ("eval.json files written before the viewer existed lack per-document selections: "
-             "re-run the evaluations with `snakemake --forcerun evaluate evaluate_comp` (no "
-             "model is retrained), or delete this file and re-run its evaluate step")
-
 
 @dataclass(frozen=True)
 class RunSelections:
@@ -77,15 +73,13 @@ def outcome(mmi: list[int], icda: list[int], truth: frozenset[int] | None) -> st
     return "both_wrong" if a == 0 else "same"
 
 
-def _selections(path: Path, obj: dict, ids: list[str]) -> list[list[int]]:
-    docs = obj.get("documents")
-    if not isinstance(docs, dict) or "ids" not in docs or "selected" not in docs:
-        raise DataError(path, None, "no per-document selections (key 'documents')", _FIX_EVAL)
-    if docs["ids"] != ids:
+def _positions(path: Path, evaluation: Evaluation, ids: list[str]) -> list[list[int]]:
+    positions = evaluation.positions(path)
+    if evaluation.documents["ids"] != ids:
         raise DataError(path, None, "its documents are not the test documents of the prepared "
-                        f"data ({len(docs['ids'])} ids vs {len(ids)}, or another order)",
+                        f"data ({len(evaluation.documents['ids'])} ids vs {len(ids)}, or another order)",
                         "evaluate against the same prepared data (results/<dataset>/data)")
-    return [list(map(int, s)) for s in docs["selected"]]
+    return positions
 
 
 def run_selections(eval_paths: Iterable[str | Path], ids: list[str]) -> list[RunSelections]:
@@ -97,11 +91,11 @@ def run_selections(eval_paths: Iterable[str | Path], ids: list[str]) -> list[Run
         DataError: a file is malformed, lacks per-document selections, holds another document
             list than ``ids``, or a run has no iteration 0.
     """
-    per_run: dict[int, dict[int, tuple[Path, dict]]] = {}
+    per_run: dict[int, dict[int, tuple[Path, Evaluation]]] = {}
     for path in map(Path, eval_paths):
-        obj = read_evaluation(path)
-        if obj["iteration"] is not None:
-            per_run.setdefault(obj["run"], {})[obj["iteration"]] = (path, obj)
+        evaluation = read_evaluation(path)
+        if evaluation.iteration is not None:
+            per_run.setdefault(evaluation.run, {})[evaluation.iteration] = (path, evaluation)
     runs = []
     for run, iterations in sorted(per_run.items()):
         if 0 not in iterations:
@@ -110,8 +104,8 @@ def run_selections(eval_paths: Iterable[str | Path], ids: list[str]) -> list[Run
                             "pass the eval.json of every iteration of the run")
         last = max(iterations)
         (p0, e0), (pk, ek) = iterations[0], iterations[last]
-        runs.append(RunSelections(run, last, _selections(p0, e0, ids), _selections(pk, ek, ids),
-                                  e0["precision"], ek["precision"]))
+        runs.append(RunSelections(run, last, _positions(p0, e0, ids), _positions(pk, ek, ids),
+                                  e0.precision, ek.precision))
     return runs
 
 
@@ -196,7 +190,7 @@ def render_viewer(data: dict) -> str:
 
 def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str | Path],
                  augmented_path: str | Path | None, out: str | Path,
-                 max_sentences: int | None = None) -> dict:
+                 max_sentences: int | None = None, settings: str | Path | None = None) -> dict:
     """Build ``rationales.html`` for one dataset and write it atomically.
 
     Args:
@@ -208,10 +202,19 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
         out: the HTML file.
         max_sentences: sentences per document the model saw (``encoder.max_sentences``); later
             sentences are shown greyed out. None: no limit shown.
+        settings: the dataset's ``settings.json``, whose ``encoder.max_sentences`` is used when
+            ``max_sentences`` is None.
 
     Returns:
         The embedded data (for tests and logging).
+
+    Raises:
+        DataError: an input file is missing or malformed.
     """
+    if max_sentences is None and settings is not None:
+        from icda.settings import Settings
+
+        max_sentences = Settings.load(settings).encoder.max_sentences
     documents = read_documents(test_path)
     runs = run_selections(eval_paths, [d.id for d in documents])
     pairs, total = counterfactual_pairs(augmented_path) if augmented_path else ([], 0)

@@ -4,36 +4,38 @@
 
 rule augment:
     input:
-        pools="results/{dataset}/run{run}/iter{k}/pools.json",
+        pools=f"{ITER}/pools.json",
+        settings=SETTINGS,
         data=rules.prepare.output,
     output:
-        train="results/{dataset}/run{run}/iter{k}/augmented/train.jsonl",
-        dev="results/{dataset}/run{run}/iter{k}/augmented/dev.jsonl",
+        train=f"{ITER}/augmented/train.jsonl",
+        dev=f"{ITER}/augmented/dev.jsonl",
     params:
-        seed=config["icda"]["dev_seed"],
-        max_sentences=config["encoder"]["max_sentences"],
+        data=get_data_dir,
+        out=get_out_dir,
     log:
         "results/logs/{dataset}/run{run}/iter{k}/augment.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda augment --pools {input.pools} --data-dir results/{wildcards.dataset}/data"
-        " --seed {params.seed} --max-sentences {params.max_sentences}"
-        " --out-dir results/{wildcards.dataset}/run{wildcards.run}/iter{wildcards.k}/augmented > {log} 2>&1"
+        "python -m icda augment --pools {input.pools:q} --settings {input.settings:q} --data-dir {params.data:q}"
+        " --out-dir {params.out:q} > {log:q} 2>&1"
 
 
 rule final_dataset:
-    """The ICDA dataset of the run whose final selector has the lowest loss on the original dev set."""
+    """The ICDA dataset of the run whose final choice has the lowest loss on the original dev set."""
     input:
-        unpack(final_iterations),
+        unpack(get_final_iterations),
     output:
-        "results/{dataset}/icda_dataset.jsonl",
-    params:  # a function of the input: the input is only known once the runs' checkpoints are done
-        augmented=lambda wc, input: input.get("augmented", []),
+        f"{DATASET}/icda_dataset.jsonl",
+    params:  # functions of the input: the input is only known once the runs' checkpoints are done
+        data=get_data_dir,
+        augmented=lambda wc, input: " ".join(map(shlex.quote, input.get("augmented", []))),
+        choices=lambda wc, input: " ".join(map(shlex.quote, input.get("choices", []))),
     log:
         "results/logs/{dataset}/final_dataset.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda finalize --augmented {params.augmented} --data-dir results/{wildcards.dataset}/data"
-        " --out {output} > {log} 2>&1"
+        "python -m icda finalize --augmented {params.augmented} --choices {params.choices}"
+        " --data-dir {params.data:q} --out {output:q} > {log:q} 2>&1"

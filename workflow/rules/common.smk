@@ -1,53 +1,79 @@
-# Shared values and input functions. Decisions live in icda/workflow.py.
+# Shared values, path patterns and input functions. Decisions live in icda/workflow_helpers.py.
 import json
+import os
 import shlex
-from pathlib import Path
 
-from icda import workflow as icda_workflow
+from icda import workflow_helpers
 
-AVAILABLE, UNAVAILABLE = icda_workflow.availability(config)
-RUNS = icda_workflow.run_numbers(config)
-MAX_ITERS = config["icda"]["max_iters"]
+AVAILABLE, UNAVAILABLE = workflow_helpers.availability(config)
+RUNS = workflow_helpers.run_numbers(config)
+
+# Path patterns: every rule and input function builds its paths from these.
+DATASET = "results/{dataset}"
+RUN = f"{DATASET}/run{{run}}"
+ITER = f"{RUN}/iter{{k}}"  # one ICDA iteration
+CANDIDATE = f"{ITER}/{{cand}}"  # one trained candidate of an iteration (seed<s> or warm)
+COMP = f"{RUN}/comp"  # the COMP baseline of a run
+COMP_CANDIDATE = f"{COMP}/lambda{{lam}}_seed{{seed}}"
+SETTINGS = f"{DATASET}/settings.json"
 
 wildcard_constraints:
     dataset=r"[A-Za-z0-9_\-]+",
     run=r"\d+",
     k=r"\d+",
     cand=r"seed\d+|warm",
-    comp=r"lambda[0-9.]+_seed\d+",
+    lam=r"[0-9.]+",
     point=r"[A-Za-z0-9_\-]+",
     seed=r"\d+",
 
 
-def embeddings(wildcards):
+def get_data_dir(wildcards, input):
+    """The prepared dataset's folder, from the declared input ``data`` (rule prepare's outputs;
+    empty while a checkpoint-dependent input is not yet known)."""
+    data = input.get("data")
+    return os.path.dirname(data[0]) if data else ""
+
+
+def get_out_dir(wildcards, output):
+    """The folder of the rule's first output."""
+    return os.path.dirname(output[0])
+
+
+def get_embeddings(wildcards):
     """Frozen mode trains on the dataset's sentence-embedding cache; finetune mode needs none."""
-    if icda_workflow.finetune(config, wildcards.dataset):
+    if workflow_helpers.finetune(config, wildcards.dataset):
         return []
     return f"results/{wildcards.dataset}/embeddings.pt"
 
 
-def embeddings_arg(wildcards, input):
+def get_embeddings_arg(wildcards, input):
     return f"--embeddings {shlex.quote(input.embeddings)}" if input.get("embeddings") else ""
+
+
+def get_gpus(wildcards):
+    return workflow_helpers.gpus(config, wildcards.dataset)
 
 
 def last_iteration(dataset, run):
     """Walk the converge checkpoints of one run: the first iteration whose decision is to stop
-    (bounded by max_iters; an unfinished checkpoint makes Snakemake schedule it first)."""
-    for k in range(MAX_ITERS + 1):
+    (bounded by the dataset's icda.max_iters; an unfinished checkpoint makes Snakemake schedule
+    it first)."""
+    bound = workflow_helpers.max_iters(config, dataset)
+    for k in range(bound + 1):
         decision = checkpoints.converge.get(dataset=dataset, run=run, k=k).output[0]
         with open(decision) as fh:
             if json.load(fh)["stop"]:
                 return k
-    raise ValueError(f"{dataset} run {run}: no stop decision within max_iters={MAX_ITERS}")
+    raise ValueError(f"{dataset} run {run}: no stop decision within max_iters={bound}")
 
 
 def iteration_files(dataset, run, name):
     """``name`` (e.g. eval.json) of every iteration of one run, up to its last."""
     last = last_iteration(dataset, run)
-    return [f"results/{dataset}/run{run}/iter{k}/{name}" for k in range(last + 1)]
+    return [f"{ITER}/{name}".format(dataset=dataset, run=run, k=k) for k in range(last + 1)]
 
 
-def run_outputs(wildcards):
+def get_run_outputs(wildcards):
     """Every iteration's stop decision and evaluation of one run (walks its checkpoints)."""
     return {
         "decisions": iteration_files(wildcards.dataset, wildcards.run, "converge.json"),
@@ -58,120 +84,157 @@ def run_outputs(wildcards):
 def run_summaries():
     """Static targets, one per (dataset, run): each walks its own checkpoints, so runs proceed
     in parallel."""
-    return expand("results/{dataset}/run{run}/summary.json", dataset=AVAILABLE, run=RUNS)
+    return expand(f"{RUN}/summary.json", dataset=AVAILABLE, run=RUNS)
 
 
-def all_evaluations(wildcards):
+def comp_evaluations():
+    return expand(f"{COMP}/eval.json", dataset=AVAILABLE, run=RUNS)
+
+
+def get_all_evaluations(wildcards):
     paths = []
     for dataset in AVAILABLE:
         for run in RUNS:
             paths += iteration_files(dataset, run, "eval.json")
-            paths.append(f"results/{dataset}/run{run}/comp/eval.json")
+            paths.append(f"{COMP}/eval.json".format(dataset=dataset, run=run))
     return paths
 
 
-def dataset_evaluations(wildcards):
+def get_dataset_evaluations(wildcards):
     """Every iteration's eval.json of every run of one dataset (the rationale viewer's input)."""
     return [path for run in RUNS for path in iteration_files(wildcards.dataset, run, "eval.json")]
 
 
-def final_iterations(wildcards):
-    """Per run of a dataset, its last iteration's augmented training set, and the selection (with
-    its candidates' rationales) by which finalize compares the runs."""
+def get_final_iterations(wildcards):
+    """Per run of a dataset, its last iteration's augmented training set and choice (with its
+    candidates' predictions), by which finalize compares the runs; in run order."""
     dataset = wildcards.dataset
-    last = {run: last_iteration(dataset, run) for run in RUNS}
+    last = {run: {"dataset": dataset, "run": run, "k": last_iteration(dataset, run)} for run in RUNS}
     return {
-        "augmented": [f"results/{dataset}/run{run}/iter{k}/augmented/train.jsonl" for run, k in last.items()],
-        "selections": [f"results/{dataset}/run{run}/iter{k}/selected.json" for run, k in last.items()],
-        "rationales": [path for run, k in last.items()
-                       for path in candidate_files(dataset, run, k, "rationales.json")],
+        "augmented": [f"{ITER}/augmented/train.jsonl".format(**it) for it in last.values()],
+        "choices": [f"{ITER}/choice.json".format(**it) for it in last.values()],
+        "predictions": [path for it in last.values() for path in candidate_files(it, "predictions.json")],
         "data": expand(rules.prepare.output, dataset=dataset),
     }
 
 
-def candidate_files(dataset, run, k, name):
-    """``name`` (model.pt, rationales.json) of every candidate of iteration ``k``: a job that
-    reads the selected candidate's file declares them all."""
-    base = f"results/{dataset}/run{run}/iter{k}"
-    return [f"{base}/{cand}/{name}" for cand in icda_workflow.candidates(config, run, k)]
+def candidate_files(iteration, name):
+    """``name`` (model.pt, predictions.json, history.json) of every candidate of one iteration
+    (``iteration``: dataset, run, k): a job that reads the chosen candidate's file declares them
+    all."""
+    names = workflow_helpers.candidates(config, iteration["run"], iteration["k"])
+    return [f"{CANDIDATE}/{name}".format(**iteration, cand=cand) for cand in names]
 
 
 def comp_files(wildcards, name):
     """``name`` of every COMP candidate of one run."""
-    base = f"results/{wildcards.dataset}/run{wildcards.run}/comp"
-    return [f"{base}/{comp}/{name}" for comp in icda_workflow.comp_candidates(config, wildcards.run)]
+    return [f"{COMP_CANDIDATE}/{name}".format(dataset=wildcards.dataset, run=wildcards.run, **point)
+            for point in workflow_helpers.comp_grid(config, wildcards.run)]
+
+
+def _iteration(wc, k=None):
+    return {"dataset": wc.dataset, "run": wc.run, "k": int(wc.k) if k is None else k}
+
+
+def get_candidate_files(name):
+    """Input function: ``name`` of every candidate of the job's iteration."""
+    return lambda wc: candidate_files(_iteration(wc), name)
+
+
+def get_comp_files(name):
+    """Input function: ``name`` of every COMP candidate of the job's run."""
+    return lambda wc: comp_files(wc, name)
+
+
+def get_prepare_files(wildcards):
+    """What ``prepare`` of a dataset reads besides its spec: its data files (a change reruns it)
+    and, for a ``source: llm`` dataset, the responses ``generate`` writes."""
+    return {"responses": workflow_helpers.generated_responses(config, wildcards.dataset),
+            "files": workflow_helpers.data_files(config, wildcards.dataset)}
 
 
 # --- training and selection inputs ---
 
 
-def _train_inputs(wc):
+def get_train_inputs(wc):
     inputs = {
-        "settings": f"results/{wc.dataset}/settings.json",
+        "settings": SETTINGS.format(dataset=wc.dataset),
         "data": expand(rules.prepare.output, dataset=wc.dataset),
-        "embeddings": embeddings(wc),
+        "embeddings": get_embeddings(wc),
     }
     k = int(wc.k)
     if k >= 1:
-        previous = f"results/{wc.dataset}/run{wc.run}/iter{k - 1}"
-        inputs["pools"] = f"{previous}/pools.json"
-        inputs["augmented_dev"] = f"{previous}/augmented/dev.jsonl"
-        inputs["previous_selection"] = f"{previous}/selected.json"
+        previous = _iteration(wc, k - 1)
+        inputs["pools"] = f"{ITER}/pools.json".format(**previous)
+        inputs["augmented_dev"] = f"{ITER}/augmented/dev.jsonl".format(**previous)
+        inputs["previous_choice"] = f"{ITER}/choice.json".format(**previous)
     if wc.cand == "warm":
-        inputs["previous_models"] = candidate_files(wc.dataset, wc.run, k - 1, "model.pt")
+        inputs["previous_models"] = candidate_files(_iteration(wc, k - 1), "model.pt")
     return inputs
 
 
-def _train_args(wc, input):
-    args = [embeddings_arg(wc, input)]
-    k = int(wc.k)
-    if k >= 1:
-        args.append(f"--augmented results/{wc.dataset}/run{wc.run}/iter{k - 1}")
+def get_train_args(wc, input):
+    args = [get_embeddings_arg(wc, input)]
+    if input.get("pools"):
+        args.append(f"--pools {shlex.quote(input.pools)} --augmented-dev {shlex.quote(input.augmented_dev)}")
     if wc.cand == "warm":
-        args.append(f"--init {input.previous_selection}")
+        args.append(f"--init {shlex.quote(input.previous_choice)}")
     return " ".join(args)
 
 
-def _seed(wc):
-    if wc.cand == "warm":  # the warm start continues with the first seed of the run
-        return icda_workflow.run_seeds(config, wc.run)[0]
-    return int(wc.cand.removeprefix("seed"))
+def get_train_seed(wc):
+    """The candidate's training seed (the warm start continues with the run's first seed)."""
+    return workflow_helpers.candidate_seeds(config, wc.run, wc.k)[wc.cand]
 
 
-def _comp_params(wc):
-    lam, seed = wc.comp.removeprefix("lambda").split("_seed")
-    return f"--objective comp --comp-lambda {lam} --seed {seed}"
-
-
-def _select_inputs(wc):
-    base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
+def get_select_inputs(wc):
+    iteration = _iteration(wc)
+    names = workflow_helpers.candidates(config, wc.run, wc.k)
     inputs = {
         "data": expand(rules.prepare.output, dataset=wc.dataset),
-        "candidates": [f"{base}/{c}/history.json" for c in icda_workflow.candidates(config, wc.run, wc.k)],
-        "rationales": candidate_files(wc.dataset, wc.run, wc.k, "rationales.json"),
+        "fresh": [f"{CANDIDATE}/history.json".format(**iteration, cand=c) for c in names if c != "warm"],
+        "predictions": candidate_files(iteration, "predictions.json"),
     }
-    if int(wc.k) >= 1:
-        inputs["previous"] = f"results/{wc.dataset}/run{wc.run}/iter{int(wc.k) - 1}/selected.json"
-        inputs["previous_rationales"] = candidate_files(wc.dataset, wc.run, int(wc.k) - 1, "rationales.json")
+    if iteration["k"] >= 1:
+        inputs["warm"] = f"{CANDIDATE}/history.json".format(**iteration, cand="warm")
+        previous = _iteration(wc, iteration["k"] - 1)
+        inputs["previous"] = f"{ITER}/choice.json".format(**previous)
+        inputs["previous_predictions"] = candidate_files(previous, "predictions.json")
     return inputs
 
 
-def _select_args(wc, input):
-    base = f"results/{wc.dataset}/run{wc.run}/iter{wc.k}"
-    fresh = [f"{base}/{c}" for c in icda_workflow.candidates(config, wc.run, wc.k) if c != "warm"]
-    args = "--candidates " + " ".join(fresh)
-    if int(wc.k) >= 1:
-        args += f" --warm-start {base}/warm --previous {input.previous}"
+def get_select_args(wc, input):
+    args = "--candidates " + " ".join(shlex.quote(os.path.dirname(p)) for p in input.fresh)
+    if input.get("warm"):
+        args += f" --warm-start {shlex.quote(os.path.dirname(input.warm))} --previous {shlex.quote(input.previous)}"
     return args
+
+
+def get_candidate_loss(wc):
+    return workflow_helpers.dataset_settings(config, wc.dataset)["icda"]["candidate_loss"]
+
+
+# --- the theory figures (theory.smk) ---
+
+
+def get_theory_args(wildcards):
+    """The command-line arguments of `python -m icda theory` from config["theory"]."""
+    settings = config["theory"]
+    args = [f"--{key.replace('_', '-')} {settings[key]}"
+            for key in ("p1", "p2", "n", "simulations", "seed", "iterations", "figure1_p1")]
+    args.append("--betas " + " ".join(str(b) for b in settings["betas"]))
+    if settings["beta"] is not None:
+        args.append(f"--beta {settings['beta']}")
+    return " ".join(args)
 
 
 # --- the dev-only tuning sweep (sweep.smk) ---
 
 def get_sweep_embeddings(wc):
     """The dataset's cache, or the point's own when the point changes the encoder."""
-    if embeddings(wc) and icda_workflow.sweep_changes_encoder(config, wc.point):
+    if get_embeddings(wc) and workflow_helpers.sweep_changes_encoder(config, wc.point):
         return f"results/sweep/{wc.point}/{wc.dataset}/embeddings.pt"
-    return embeddings(wc)
+    return get_embeddings(wc)
 
 
 def get_sweep_evals(wildcards):
@@ -179,6 +242,6 @@ def get_sweep_evals(wildcards):
     is requested."""
     return expand(
         "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
-        point=config["sweep"]["points"], dataset=icda_workflow.sweep_datasets(config, AVAILABLE),
+        point=config["sweep"]["points"], dataset=workflow_helpers.sweep_datasets(config, AVAILABLE),
         seed=config["sweep"]["seeds"],
     )

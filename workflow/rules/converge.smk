@@ -3,30 +3,29 @@
 
 checkpoint converge:
     input:
-        selected="results/{dataset}/run{run}/iter{k}/selected.json",
-        augmented="results/{dataset}/run{run}/iter{k}/augmented/train.jsonl",
+        choice=f"{ITER}/choice.json",
+        settings=SETTINGS,
+        augmented=f"{ITER}/augmented/train.jsonl",
     output:
-        "results/{dataset}/run{run}/iter{k}/converge.json",
-    params:
-        max_iters=MAX_ITERS,
+        f"{ITER}/converge.json",
     log:
         "results/logs/{dataset}/run{run}/iter{k}/converge.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda converge --selected {input.selected} --max-iters {params.max_iters}"
-        " --out {output} > {log} 2>&1"
+        "python -m icda converge --choice {input.choice:q} --settings {input.settings:q} --out {output:q}"
+        " > {log:q} 2>&1"
 
 
 rule run_summary:
     input:
-        unpack(run_outputs),
+        unpack(get_run_outputs),
     output:
-        "results/{dataset}/run{run}/summary.json",
+        f"{RUN}/summary.json",
     log:
         "results/logs/{dataset}/run{run}/summary.log",
     localrule: True
     run:
-        icda_workflow.write_run_summary(
+        workflow_helpers.write_run_summary(
             wildcards.dataset, wildcards.run, input.decisions, input.evaluations, output[0], log[0]
         )

@@ -5,54 +5,55 @@ rule dataset_spec:
     output:
         "results/{dataset}/dataset.json",
     params:
-        spec=lambda wc: icda_workflow.dataset_spec(config, wc.dataset),
+        spec=lambda wc: workflow_helpers.dataset_spec(config, wc.dataset),
     log:
         "results/logs/{dataset}/dataset_spec.log",
     localrule: True
     run:
-        icda_workflow.write_params(params.spec, output[0], log[0])
+        workflow_helpers.write_params(params.spec, output[0], log[0])
 
 
 rule dataset_download_spec:
     output:
         "results/{dataset}/download.json",
     params:
-        spec=lambda wc: icda_workflow.dataset_spec(config, wc.dataset, download=True),
+        spec=lambda wc: workflow_helpers.dataset_spec(config, wc.dataset, download=True),
     log:
         "results/logs/{dataset}/dataset_download_spec.log",
     localrule: True
     run:
-        icda_workflow.write_params(params.spec, output[0], log[0])
+        workflow_helpers.write_params(params.spec, output[0], log[0])
 
 
 rule settings:
     output:
-        "results/{dataset}/settings.json",
+        SETTINGS,
     params:
-        settings=lambda wc: icda_workflow.dataset_settings(config, wc.dataset),
+        settings=lambda wc: workflow_helpers.dataset_settings(config, wc.dataset),
     log:
         "results/logs/{dataset}/settings.log",
     localrule: True
     run:
-        icda_workflow.write_params(params.settings, output[0], log[0])
+        workflow_helpers.write_params(params.settings, output[0], log[0])
 
 
 rule prepare:
     input:
+        unpack(get_prepare_files),
         spec="results/{dataset}/dataset.json",
-        responses=lambda wc: icda_workflow.generated_responses(config, wc.dataset),
-        files=lambda wc: icda_workflow.data_files(config, wc.dataset),
     output:
         train="results/{dataset}/data/train.jsonl",
         dev="results/{dataset}/data/dev.jsonl",
         test="results/{dataset}/data/test.jsonl",
         stats="results/{dataset}/data/stats.json",
+    params:
+        out=get_out_dir,
     log:
         "results/logs/{dataset}/prepare.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda prepare --spec {input.spec} --out-dir results/{wildcards.dataset}/data > {log} 2>&1"
+        "python -m icda prepare --spec {input.spec:q} --out-dir {params.out:q} > {log:q} 2>&1"
 
 
 rule unavailable:
@@ -64,7 +65,7 @@ rule unavailable:
         "results/logs/unavailable.log",
     localrule: True
     run:
-        icda_workflow.write_params(params.unavailable, output[0], log[0])
+        workflow_helpers.write_params(params.unavailable, output[0], log[0])
 
 
 rule report_groups:
@@ -76,13 +77,13 @@ rule report_groups:
         "results/logs/report_groups.log",
     localrule: True
     run:
-        icda_workflow.write_params(params.groups, output[0], log[0])
+        workflow_helpers.write_params(params.groups, output[0], log[0])
 
 
 # One job per dataset whose missing files can be downloaded (public, with a url): it writes
 # exactly those files, so the dataset's `prepare` (whose inputs they are) waits for it. Files
 # already present have no producing rule, so a download never overwrites them.
-for _name, _files in icda_workflow.downloads(config).items():
+for _name, _files in workflow_helpers.downloads(config).items():
 
     rule:
         """Fetch the missing files of one public dataset into data_dir, checking known md5s."""
@@ -104,5 +105,5 @@ for _name, _files in icda_workflow.downloads(config).items():
 rule download:
     """Target: fetch the missing files of every selected public dataset (`snakemake download`)."""
     input:
-        [path for files in icda_workflow.downloads(config).values() for path in files],
+        [path for files in workflow_helpers.downloads(config).values() for path in files],
     localrule: True

@@ -6,16 +6,17 @@
 
 rule embed:
     input:
-        settings="results/{dataset}/settings.json",
+        settings=SETTINGS,
         data=rules.prepare.output,
     output:
         "results/{dataset}/embeddings.pt",
     params:
+        data=get_data_dir,
         cache=config["embedding_cache"],
     threads: 2
     priority: 100
     resources:
-        gpu=lambda wc: icda_workflow.gpus(config, wc.dataset),
+        gpu=get_gpus,
     benchmark:
         "results/benchmarks/{dataset}/embed.tsv"
     log:
@@ -23,5 +24,5 @@ rule embed:
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda embed --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
-        " --out {output} --cache-dir {params.cache:q} > {log} 2>&1"
+        "python -m icda embed --settings {input.settings:q} --data-dir {params.data:q}"
+        " --out {output:q} --cache-dir {params.cache:q} > {log:q} 2>&1"

@@ -1,20 +1,20 @@
-# Kept originals (2m per split) and the rationale pools A_0, A_1 of the selected model.
+# Kept originals (2m per split) and the rationale pools A_0, A_1 of the chosen model.
 
 
 rule pools:
     input:
-        selected="results/{dataset}/run{run}/iter{k}/selected.json",
+        choice=f"{ITER}/choice.json",
+        settings=SETTINGS,
         data=rules.prepare.output,
-        rationales=lambda wc: candidate_files(wc.dataset, wc.run, wc.k, "rationales.json"),
+        predictions=get_candidate_files("predictions.json"),
     output:
-        "results/{dataset}/run{run}/iter{k}/pools.json",
+        f"{ITER}/pools.json",
     params:
-        fraction=config["icda"]["pool_fraction"],
-        base=config["icda"]["pool_base"],
+        data=get_data_dir,
     log:
         "results/logs/{dataset}/run{run}/iter{k}/pools.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda pools --selected {input.selected} --data-dir results/{wildcards.dataset}/data"
-        " --pool-fraction {params.fraction} --pool-base {params.base} --out {output} > {log} 2>&1"
+        "python -m icda pools --choice {input.choice:q} --settings {input.settings:q} --data-dir {params.data:q}"
+        " --out {output:q} > {log:q} 2>&1"

@@ -4,7 +4,7 @@ from icda.report.tables import table_groups
 
 rule tables:
     input:
-        evals=all_evaluations,
+        evals=get_all_evaluations,
         unavailable="results/unavailable.json",
         groups="results/tables/groups.json",
     output:
@@ -12,27 +12,31 @@ rule tables:
         all_results="results/tables/all_results.csv",
         tables=expand("results/tables/{name}.{ext}", ext=["csv", "md", "tex"],
                       name=table_groups(config["report"]["groups"], AVAILABLE)),
+    params:
+        out=get_out_dir,
     log:
         "results/logs/tables.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda report tables --evals {input.evals} --out-dir results/tables"
-        " --unavailable {input.unavailable} --groups {input.groups} > {log} 2>&1"
+        "python -m icda report tables --evals {input.evals:q} --out-dir {params.out:q}"
+        " --unavailable {input.unavailable:q} --groups {input.groups:q} > {log:q} 2>&1"
 
 
 rule plots:
     input:
-        evals=all_evaluations,
+        evals=get_all_evaluations,
     output:
         grid=report("results/plots/alpha_all.png", caption="../report/convergence.rst", category="Convergence"),
         per_dataset=expand("results/plots/alpha_{dataset}.png", dataset=AVAILABLE),
+    params:
+        out=get_out_dir,
     log:
         "results/logs/plots.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda report plots --evals {input.evals} --out-dir results/plots > {log} 2>&1"
+        "python -m icda report plots --evals {input.evals:q} --out-dir {params.out:q} > {log:q} 2>&1"
 
 
 rule rationale_viewer:
@@ -40,8 +44,8 @@ rule rationale_viewer:
     counterfactual examples (icda/report/viewer.py)."""
     input:
         test="results/{dataset}/data/test.jsonl",
-        settings="results/{dataset}/settings.json",
-        evals=dataset_evaluations,
+        settings=SETTINGS,
+        evals=get_dataset_evaluations,
         augmented="results/{dataset}/icda_dataset.jsonl",
     output:
         report("results/{dataset}/rationales.html", caption="../report/rationales.rst",
@@ -62,16 +66,18 @@ rule compute_cost:
     measured" (icda/report/compute.py)."""
     input:
         summaries=run_summaries(),
-        comp=expand("results/{dataset}/run{run}/comp/eval.json", dataset=AVAILABLE, run=RUNS),
+        comp=comp_evaluations(),
     output:
         summary=report("results/tables/compute.md", caption="../report/compute.rst",
                        category="Compute cost"),
         table="results/tables/compute.csv",
         jobs="results/tables/compute_jobs.csv",
+    params:
+        out=get_out_dir,
     log:
         "results/logs/compute_cost.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda report compute --results results --summaries {input.summaries}"
-        " --out-dir results/tables > {log} 2>&1"
+        "python -m icda report compute --results results --summaries {input.summaries:q}"
+        " --out-dir {params.out:q} > {log:q} 2>&1"

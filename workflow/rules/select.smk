@@ -1,37 +1,39 @@
-# Model selection: iteration 0 (MMI) and COMP by dev loss; iterations >= 1 with the degeneration
+# Model choice: iteration 0 (MMI) and COMP by dev loss; iterations >= 1 with the degeneration
 # and ΔA penalties of the paper (icda/selection.py).
 
 
 rule select:
     input:
-        unpack(_select_inputs),
+        unpack(get_select_inputs),
     output:
-        "results/{dataset}/run{run}/iter{k}/selected.json",
+        f"{ITER}/choice.json",
     params:
-        args=_select_args,
-        candidate_loss=lambda wc: icda_workflow.dataset_settings(config, wc.dataset)["icda"]["candidate_loss"],
+        data=get_data_dir,
+        args=get_select_args,
+        candidate_loss=get_candidate_loss,
     log:
         "results/logs/{dataset}/run{run}/iter{k}/select.log",
     conda:
         "../../environment.yml"
     shell:
         "python -m icda select --iteration {wildcards.k} {params.args} --candidate-loss {params.candidate_loss:q}"
-        " --data-dir results/{wildcards.dataset}/data --out {output} > {log} 2>&1"
+        " --data-dir {params.data:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule select_comp:
     input:
         data=rules.prepare.output,
-        candidates=lambda wc: comp_files(wc, "history.json"),
-        rationales=lambda wc: comp_files(wc, "rationales.json"),
+        candidates=get_comp_files("history.json"),
+        predictions=get_comp_files("predictions.json"),
     output:
-        "results/{dataset}/run{run}/comp/selected.json",
+        f"{COMP}/choice.json",
     params:
-        dirs=lambda wc, input: " ".join(str(Path(p).parent) for p in input.candidates),
+        data=get_data_dir,
+        dirs=lambda wc, input: " ".join(shlex.quote(os.path.dirname(p)) for p in input.candidates),
     log:
         "results/logs/{dataset}/run{run}/comp/select.log",
     conda:
         "../../environment.yml"
     shell:
         "python -m icda select --iteration 0 --candidates {params.dirs}"
-        " --data-dir results/{wildcards.dataset}/data --out {output} > {log} 2>&1"
+        " --data-dir {params.data:q} --out {output:q} > {log:q} 2>&1"

@@ -16,19 +16,19 @@ rule sweep_points:
         "results/logs/sweep/points.log",
     localrule: True
     run:
-        icda_workflow.write_params(params.points, output[0], log[0])
+        workflow_helpers.write_params(params.points, output[0], log[0])
 
 
 rule sweep_settings:
     output:
         "results/sweep/{point}/{dataset}/settings.json",
     params:
-        settings=lambda wc: icda_workflow.sweep_settings(config, wc.dataset, wc.point),
+        settings=lambda wc: workflow_helpers.sweep_settings(config, wc.dataset, wc.point),
     log:
         "results/logs/sweep/{point}/{dataset}/settings.log",
     localrule: True
     run:
-        icda_workflow.write_params(params.settings, output[0], log[0])
+        workflow_helpers.write_params(params.settings, output[0], log[0])
 
 
 rule sweep_embed:
@@ -38,7 +38,7 @@ rule sweep_embed:
     output:
         "results/sweep/{point}/{dataset}/embeddings.pt",
     params:
-        data=lambda wc, input: os.path.dirname(input.data[0]),
+        data=get_data_dir,
         cache=config["embedding_cache"],
     threads: 2
     priority: 100
@@ -58,15 +58,15 @@ rule sweep_train:
         embeddings=get_sweep_embeddings,
     output:
         model="results/sweep/{point}/{dataset}/seed{seed}/model.pt",
-        rationales="results/sweep/{point}/{dataset}/seed{seed}/rationales.json",
+        predictions="results/sweep/{point}/{dataset}/seed{seed}/predictions.json",
         history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
     params:
-        data=lambda wc, input: os.path.dirname(input.data[0]),
-        embeddings=embeddings_arg,
-        out=lambda wc, output: os.path.dirname(output.model),
+        data=get_data_dir,
+        embeddings=get_embeddings_arg,
+        out=get_out_dir,
     threads: config["train_threads"]
     resources:
-        gpu=lambda wc: icda_workflow.gpus(config, wc.dataset),
+        gpu=get_gpus,
     log:
         "results/logs/sweep/{point}/{dataset}/seed{seed}.log",
     conda:
@@ -86,16 +86,16 @@ rule sweep_evaluate:
     output:
         "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
     params:
-        data=lambda wc, input: os.path.dirname(input.data[0]),
-        embeddings=embeddings_arg,
+        data=get_data_dir,
+        embeddings=get_embeddings_arg,
     log:
         "results/logs/sweep/{point}/{dataset}/seed{seed}.evaluate.log",
     conda:
         "../../environment.yml"
     shell:
         "python -m icda evaluate --settings {input.settings:q} --data-dir {params.data:q} {params.embeddings}"
-        " --model {input.model:q} --split dev --out {output:q} --label point={wildcards.point}"
-        " --label dataset={wildcards.dataset} --label seed={wildcards.seed} > {log:q} 2>&1"
+        " --model {input.model:q} --split dev --out {output:q} --point {wildcards.point}"
+        " --dataset {wildcards.dataset} --seed {wildcards.seed} > {log:q} 2>&1"
 
 
 rule sweep_table:
@@ -108,7 +108,7 @@ rule sweep_table:
         plot=report("results/sweep/sweep.png", caption="../report/sweep.rst", category="Tuning (dev only)"),
         chosen="results/sweep/chosen.json",
     params:
-        out=lambda wc, output: os.path.dirname(output.table),
+        out=get_out_dir,
     log:
         "results/logs/sweep/table.log",
     conda:

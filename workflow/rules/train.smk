@@ -1,21 +1,23 @@
 # One training job per (dataset, run, iteration, candidate): a fresh model per seed, and from
-# iteration 1 a warm start from the previous selection, trained on the previous iteration's
+# iteration 1 a warm start from the previous choice, trained on the previous iteration's
 # augmented data (counterfactuals re-drawn every epoch). COMP: a lambda x seed grid.
 
 
 rule train:
     input:
-        unpack(_train_inputs),
+        unpack(get_train_inputs),
     output:
-        model="results/{dataset}/run{run}/iter{k}/{cand}/model.pt",
-        rationales="results/{dataset}/run{run}/iter{k}/{cand}/rationales.json",
-        history="results/{dataset}/run{run}/iter{k}/{cand}/history.json",
+        model=f"{CANDIDATE}/model.pt",
+        predictions=f"{CANDIDATE}/predictions.json",
+        history=f"{CANDIDATE}/history.json",
     params:
-        args=_train_args,
-        seed=_seed,
+        data=get_data_dir,
+        out=get_out_dir,
+        args=get_train_args,
+        seed=get_train_seed,
     threads: config["train_threads"]
     resources:
-        gpu=lambda wc: icda_workflow.gpus(config, wc.dataset),
+        gpu=get_gpus,
     benchmark:
         "results/benchmarks/{dataset}/run{run}/iter{k}/{cand}.tsv"
     log:
@@ -23,34 +25,33 @@ rule train:
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda train --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
-        " {params.args} --seed {params.seed} --threads {threads}"
-        " --out-dir results/{wildcards.dataset}/run{wildcards.run}/iter{wildcards.k}/{wildcards.cand}"
-        " > {log} 2>&1"
+        "python -m icda train --settings {input.settings:q} --data-dir {params.data:q}"
+        " {params.args} --seed {params.seed} --threads {threads} --out-dir {params.out:q} > {log:q} 2>&1"
 
 
 rule train_comp:
     input:
-        settings="results/{dataset}/settings.json",
+        settings=SETTINGS,
         data=rules.prepare.output,
-        embeddings=embeddings,
+        embeddings=get_embeddings,
     output:
-        model="results/{dataset}/run{run}/comp/{comp}/model.pt",
-        rationales="results/{dataset}/run{run}/comp/{comp}/rationales.json",
-        history="results/{dataset}/run{run}/comp/{comp}/history.json",
+        model=f"{COMP_CANDIDATE}/model.pt",
+        predictions=f"{COMP_CANDIDATE}/predictions.json",
+        history=f"{COMP_CANDIDATE}/history.json",
     params:
-        args=embeddings_arg,
-        comp=_comp_params,
+        data=get_data_dir,
+        out=get_out_dir,
+        args=get_embeddings_arg,
     threads: config["train_threads"]
     resources:
-        gpu=lambda wc: icda_workflow.gpus(config, wc.dataset),
+        gpu=get_gpus,
     benchmark:
-        "results/benchmarks/{dataset}/run{run}/comp/{comp}.tsv"
+        "results/benchmarks/{dataset}/run{run}/comp/lambda{lam}_seed{seed}.tsv"
     log:
-        "results/logs/{dataset}/run{run}/comp/{comp}.log",
+        "results/logs/{dataset}/run{run}/comp/lambda{lam}_seed{seed}.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda train --settings {input.settings} --data-dir results/{wildcards.dataset}/data"
-        " {params.args} {params.comp} --threads {threads}"
-        " --out-dir results/{wildcards.dataset}/run{wildcards.run}/comp/{wildcards.comp} > {log} 2>&1"
+        "python -m icda train --settings {input.settings:q} --data-dir {params.data:q} {params.args}"
+        " --objective comp --comp-lambda {wildcards.lam} --seed {wildcards.seed} --threads {threads}"
+        " --out-dir {params.out:q} > {log:q} 2>&1"

@@ -26,10 +26,6 @@ import pandas as pd  # noqa: E402
 from icda import theory  # noqa: E402
 from icda.io import atomic_path, atomic_write, write_json  # noqa: E402
 
-#: p(Y1|X1) of the paper's Figure 1 ("p(Y1|X1) = .95"); p(Y1|X2) is not stated there
-FIGURE1_P1 = 0.95
-#: beta values drawn in Figure 1 by default
-FIGURE1_BETAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: points on the α (and δ) axes of the figures; Monte Carlo runs at each one
 GRID_POINTS = 101
 
@@ -42,7 +38,7 @@ def _grid(points: int) -> np.ndarray:
 
 
 def figure1_table(
-    p1: float, p2: float, betas: Sequence[float] = FIGURE1_BETAS, points: int = GRID_POINTS
+    p1: float, p2: float, betas: Sequence[float], points: int = GRID_POINTS
 ) -> pd.DataFrame:
     """CDA success criterion ``Delta I^a(X2,Y1) - Delta I^a(X1,Y1)`` (bits) against α for each β.
 
@@ -63,7 +59,7 @@ def figure1_table(
     return pd.concat(frames, ignore_index=True)
 
 
-def figure1_break_even(p1: float, p2: float, betas: Sequence[float] = FIGURE1_BETAS) -> dict[str, list[float]]:
+def figure1_break_even(p1: float, p2: float, betas: Sequence[float]) -> dict[str, list[float]]:
     """α where the Figure 1 criterion crosses zero (the CDA break-even error), per β (as text)."""
     out = {}
     for beta in betas:
@@ -276,8 +272,8 @@ def summary(analysis: theory.Analysis, break_even: dict[str, list[float]], figur
 def write_theory_outputs(
     out_dir: str | Path,
     analysis: theory.Analysis,
-    betas: Sequence[float] = FIGURE1_BETAS,
-    figure1_p1: float = FIGURE1_P1,
+    betas: Sequence[float],
+    figure1_p1: float,
     points: int = GRID_POINTS,
 ) -> list[Path]:
     """Write Figures 1 and 2a-d (PNG + CSV) and ``summary.json`` for ``analysis`` into ``out_dir``.

@@ -9,7 +9,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from icda.data.datasets import (
+from icda.data.spec import (
     describe_missing,
     downloadable,
     input_files,
@@ -187,17 +187,29 @@ def run_seeds(config: dict, run: int | str) -> list[int]:
     return list(runs[r - 1])
 
 
+def candidate_seeds(config: dict, run: int | str, iteration: int | str) -> dict[str, int]:
+    """The candidates of one iteration, {folder name: training seed}: ``seed<s>`` per seed of the
+    run, plus from iteration 1 ``warm``, the warm start, which trains with the run's first seed."""
+    seeds = run_seeds(config, run)
+    names = {f"seed{s}": s for s in seeds}
+    return names | ({"warm": seeds[0]} if int(iteration) >= 1 else {})
+
+
 def candidates(config: dict, run: int | str, iteration: int | str) -> list[str]:
-    """Candidate names of one iteration: ``seed<s>`` per seed, plus ``warm`` from iteration 1."""
-    names = [f"seed{s}" for s in run_seeds(config, run)]
-    return names + (["warm"] if int(iteration) >= 1 else [])
+    """Candidate folder names of one iteration (:func:`candidate_seeds`), fresh seeds first."""
+    return list(candidate_seeds(config, run, iteration))
 
 
-def comp_candidates(config: dict, run: int | str) -> list[str]:
-    """COMP grid of one run: ``lambda<λ>_seed<s>`` over the λ values and the first seeds."""
+def comp_grid(config: dict, run: int | str) -> list[dict[str, float | int]]:
+    """COMP grid of one run: ``{"lam": λ, "seed": s}`` over the λ values and the first seeds."""
     comp = config["comp"]
     seeds = run_seeds(config, run)[: comp["seeds"]]
-    return [f"lambda{lam}_seed{s}" for lam in comp["lambdas"] for s in seeds]
+    return [{"lam": lam, "seed": s} for lam in comp["lambdas"] for s in seeds]
+
+
+def max_iters(config: dict, name: str) -> int:
+    """The last ICDA iteration allowed for dataset ``name`` (``icda.max_iters``, overrides applied)."""
+    return int(dataset_settings(config, name)["icda"]["max_iters"])
 
 
 def _log(path: str, text: str) -> None:
@@ -214,20 +226,21 @@ def write_params(value: Any, out: str, log: str) -> None:
 
 
 def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str, log: str) -> dict:
-    """One run's iteration record: per iteration the stop decision and the test precision."""
-    from icda.io import read_json, write_json
+    """One run's iteration record (:class:`icda.records.RunSummary`): per iteration the stop
+    decision and the test precision."""
+    from icda.records import Decision, Evaluation, RunSummary
 
     iterations = []
     for k, (decision, evaluation) in enumerate(zip(decisions, evaluations)):
-        d, e = read_json(decision), read_json(evaluation)
-        iterations.append({"iteration": k, "precision": e["precision"], "alpha": e["alpha"],
-                           "accuracy": e["accuracy"], "reason": d["reason"]})
-    last = read_json(decisions[-1])
-    summary = {"dataset": dataset, "run": int(run), "iterations": len(iterations),
-               "converged": last["converged"], "reason": last["reason"], "per_iteration": iterations}
-    write_json(summary, out)
-    _log(log, f"{dataset} run {run}: {len(iterations)} iterations; {last['reason']}")
-    return summary
+        d, e = Decision.read(decision), Evaluation.read(evaluation)
+        iterations.append({"iteration": k, "precision": e.precision, "alpha": e.alpha,
+                           "accuracy": e.accuracy, "reason": d.reason})
+    last = Decision.read(decisions[-1])
+    summary = RunSummary(dataset=dataset, run=int(run), iterations=len(iterations), converged=last.converged,
+                         reason=last.reason, per_iteration=iterations)
+    summary.write(out)
+    _log(log, f"{dataset} run {run}: {len(iterations)} iterations; {last.reason}")
+    return summary.to_json()
 
 
 def sweep_datasets(config: dict, available: list[str]) -> list[str]:

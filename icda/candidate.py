@@ -1,0 +1,167 @@
+"""One model of the workflow, on files: train a candidate, evaluate a model.
+
+:func:`train_candidate` is ``python -m icda train`` (MMI, COMP, or an ICDA candidate trained on
+an iteration's augmented data, paper "Implementation" and Algorithm 2); :func:`evaluate_model` is
+``python -m icda evaluate`` (rationale precision, paper "Experiments").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from icda.records import HISTORY_FILE, MODEL_FILE, PREDICTIONS_FILE, Choice, Evaluation, History, Pools, Predictions
+from icda.settings import Settings
+
+log = logging.getLogger("icda.train")
+
+
+def init_model_path(init: str | Path) -> Path:
+    """The weights a warm start loads: ``init`` itself (a model.pt) or, for a ``choice.json``,
+    the chosen candidate's model.
+
+    Raises:
+        DataError: the choice file is missing or malformed.
+    """
+    init = Path(init)
+    return Choice.read(init).model_path if init.suffix == ".json" else init
+
+
+def train_candidate(
+    settings: Settings,
+    data_dir: str | Path,
+    embeddings: str | Path | None,
+    seed: int,
+    out_dir: str | Path,
+    init: str | Path | None = None,
+    pools: str | Path | None = None,
+    augmented_dev: str | Path | None = None,
+    objective: str | None = None,
+    comp_lambda: float | None = None,
+) -> History:
+    """Train one model and write ``model.pt``, ``predictions.json`` and (last: its presence means
+    complete) ``history.json`` into ``out_dir``.
+
+    Args:
+        settings: the dataset's settings (``settings.json``).
+        data_dir: the prepared dataset (train/dev/test.jsonl).
+        embeddings: the sentence-embedding cache (frozen mode), or None (finetune mode).
+        seed: initialises the network (``torch.manual_seed``), the batch order and, with
+            ``pools``, the counterfactual draw of epoch e (``np.random.default_rng([seed, e])``).
+        init: warm start (fresh optimizer) from a model.pt or a choice.json's chosen model.
+        pools: an iteration's ``pools.json``: train on its kept originals plus counterfactuals
+            re-drawn every epoch (needs ``augmented_dev``, the dev set to select epochs on).
+        objective, comp_lambda: override ``model.objective`` / ``model.comp_lambda`` (COMP).
+
+    Returns:
+        the :class:`~icda.records.History` written.
+
+    Raises:
+        DataError: an input file is missing or malformed (stale cache, corrupt model, ...).
+        ValueError: ``pools`` without ``augmented_dev``.
+    """
+    from icda.counterfactual import augmented_tensors
+    from icda.data.document import read_documents
+    from icda.io import write_json
+    from icda.train import predict, train_model
+    from icda.workspace import load_weights, open_workspace, save_model
+
+    if (pools is None) != (augmented_dev is None):
+        raise ValueError("train on augmented data needs both pools and augmented_dev")
+    overrides = {k: v for k, v in (("objective", objective), ("comp_lambda", comp_lambda)) if v is not None}
+    if overrides:
+        settings = dataclasses.replace(settings, model=dataclasses.replace(settings.model, **overrides))
+    ws = open_workspace(settings, data_dir, embeddings)
+    model = ws.network(seed)
+    if init is not None:
+        load_weights(model, init_model_path(init))
+    train, dev = ws.split("train"), ws.split("dev")
+    if pools is not None:
+        plan = Pools.read(pools).train.plan
+        aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
+        dev_ids, dev_labels, dev_rationale = aug_dev.ids, aug_dev.labels, None
+
+        def train_data(epoch: int):
+            return augmented_tensors(train, plan, np.random.default_rng([seed, epoch]))
+    else:
+        dev_ids, dev_labels = dev.ids, dev.labels
+        dev_rationale = [d.rationale for d in dev.documents]
+        if all(r is None for r in dev_rationale):
+            dev_rationale = None
+
+        def train_data(epoch: int):
+            return train.ids, train.labels
+
+    log.info("training seed %d on %d documents/epoch (%s), dev %d, device %s",
+             seed, 2 * len(plan.kept) if pools is not None else len(train),
+             "augmented" if pools is not None else "original", len(dev_ids), ws.device)
+    result = train_model(model, train_data, dev_ids, dev_labels, settings.train, seed, ws.device, dev_rationale)
+    model.load_state_dict(result.state_dict)
+    predictions = {}
+    for name, split in (("train", train), ("dev", dev)):
+        pred = predict(model, split.ids, device=ws.device)
+        predictions[name] = {"prob_positive": pred.prob_positive.round(6).tolist(), "positions": pred.positions}
+    history = History.from_json(result.to_json() | {
+        "seed": seed,
+        "init": None if init is None else str(init),
+        "augmented": None if pools is None else str(pools),
+        "objective": settings.model.objective,
+        "comp_lambda": settings.model.comp_lambda,
+    })
+    out_dir = Path(out_dir)
+    save_model(model, out_dir / MODEL_FILE, result.state_dict)
+    Predictions.from_json(predictions).write(out_dir / PREDICTIONS_FILE)
+    history.write(out_dir / HISTORY_FILE)
+    log.info("best epoch %d, dev loss %.4f, dev accuracy %.3f%s", result.best_epoch, result.dev_loss,
+             result.dev_accuracy, " (DEGENERATE)" if result.degenerate else "")
+    return history
+
+
+def evaluate_model(
+    settings: Settings,
+    data_dir: str | Path,
+    embeddings: str | Path | None,
+    model: str | Path | None = None,
+    choice: str | Path | None = None,
+    split: str = "test",
+    labels: dict | None = None,
+) -> Evaluation:
+    """Rationale precision, recall, F1, accuracy and the position histogram of a model on one
+    split (:func:`icda.metrics.rationale_metrics`), with each document's id, rationale positions
+    and predicted class (split order).
+
+    Args:
+        model: a model.pt; or ``choice``: a choice.json whose chosen model is evaluated.
+        split: ``"train"``, ``"dev"`` or ``"test"``.
+        labels: what the evaluation is (keys of :data:`icda.records.EVAL_LABELS`: dataset, run,
+            iteration (None: COMP), point, seed).
+
+    Raises:
+        ValueError: neither or both of ``model`` and ``choice``.
+        DataError: an input file is missing or malformed.
+    """
+    from icda.metrics import rationale_metrics
+    from icda.train import predict
+    from icda.workspace import open_workspace
+
+    if (model is None) == (choice is None):
+        raise ValueError("evaluate needs exactly one of model and choice")
+    model_path = Path(model) if model is not None else Choice.read(choice).model_path
+    ws = open_workspace(settings, data_dir, embeddings)
+    network = ws.load_model(model_path)
+    encoded = ws.split(split)
+    pred = predict(network, encoded.ids, device=ws.device)
+    docs = encoded.documents
+    metrics = rationale_metrics(
+        pred.positions, [d.rationale for d in docs], encoded.n_sentences.tolist(),
+        [d.label for d in docs], pred.predicted.tolist(),
+    )
+    return Evaluation.from_json((labels or {}) | metrics | {
+        "model": str(model_path), "split": split,
+        # per document, in split order: what the rationale viewer (icda/report/viewer.py) highlights
+        "documents": {"ids": [d.id for d in docs], "positions": pred.positions,
+                      "predicted": pred.predicted.tolist()},
+    })

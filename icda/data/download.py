@@ -1,0 +1,87 @@
+"""Downloading the missing files of a public dataset (``python -m icda download``), checked
+against the known md5 sums of its spec."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from icda.data.spec import describe_missing, downloadable, missing_files, validate_spec
+from icda.errors import DataError
+from icda.io import atomic_path
+
+log = logging.getLogger(__name__)
+
+
+def file_md5(path: str | Path) -> str:
+    """The md5 hex digest of a file's bytes."""
+    digest = hashlib.md5()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0) -> list[Path]:
+    """Fetch the missing files of a public dataset from ``spec["url"] + relative path``.
+
+    Each file is written to a temporary name beside its final path; its md5 is checked against
+    ``spec["md5"][relative path]`` when one is known (otherwise logged), and only then is it
+    renamed to its final path, so a failed or corrupt download leaves nothing behind.
+
+    Returns:
+        The paths downloaded (empty when nothing was missing).
+
+    Raises:
+        ConfigError: the spec is invalid.
+        DataError: the dataset is not public or has no ``url`` (the message says how to get it);
+            a download failed (offline, timeout, wrong URL: the message names the URL and the
+            path to put the file at); or a file's md5 differs from the known one (the message
+            names the file, both checksums and the fix).
+    """
+    spec = validate_spec(name, spec)
+    missing = missing_files(spec, data_dir)
+    if not missing:
+        return []
+    if not downloadable(spec):
+        raise DataError(missing[0], None, "file not found and not downloadable",
+                        describe_missing(name, spec, data_dir))
+    data_dir = Path(data_dir)
+    base = spec["url"] if spec["url"].endswith("/") else spec["url"] + "/"
+    known = spec["md5"] or {}
+    done = []
+    for path in missing:
+        rel = path.relative_to(data_dir).as_posix()
+        url = base + rel
+        log.info("%s: downloading %s to %s", name, url, path)
+        with atomic_path(path) as tmp:
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as response, open(tmp, "wb") as fh:
+                    shutil.copyfileobj(response, fh)
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                reason = getattr(exc, "reason", exc)
+                raise DataError(path, None, f"dataset {name!r}: could not download {url} ({reason})",
+                                f"connect to the internet and rerun; or fetch {url} elsewhere and "
+                                f"put it at {path.resolve()}; or leave {name!r} out of "
+                                "run_datasets (or set `download: false` to list it as "
+                                "unavailable)") from exc
+            actual = file_md5(tmp)
+            expected = known.get(rel)
+            if expected is None:
+                log.info("%s: %s has no known checksum; its md5 is %s", name, path, actual)
+            elif actual != expected.lower():
+                raise DataError(path, None,
+                                f"dataset {name!r}: the file downloaded from {url} has md5 {actual}, "
+                                f"expected {expected} (datasets.{name}.md5)",
+                                "rerun to download it again (it was not kept); if the checksum "
+                                "still differs, the upstream file changed: place the right file "
+                                f"at {path.resolve()} by hand, or correct datasets.{name}.md5 / "
+                                "url")
+            else:
+                log.info("%s: %s md5 %s verified", name, path, actual)
+        done.append(path)
+    return done

@@ -1,0 +1,210 @@
+"""Dataset specifications: validation, and the files a spec names (what is missing, how to get it).
+
+A dataset spec is a dict (one entry of ``datasets:`` in the workflow config). Keys and defaults are
+in :data:`SPEC_DEFAULTS`:
+
+* ``source``: ``"files"`` (read ``train``/``dev``/``test`` under ``data_dir``), ``"synthetic"``
+  (:func:`~icda.data.synthetic.generate_synthetic` with the keyword arguments in ``synthetic``) or
+  ``"llm"`` (responses of a language model to the prompt in ``llm``, written by ``python -m icda
+  generate``; :mod:`icda.generate.spec` documents the block).
+* ``train``, ``dev``, ``test``: paths relative to ``data_dir``; ``dev`` may be null when
+  ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
+  connectivity trains on a split of its dev file when the train file is unavailable).
+* ``format`` (train/dev: ``"icda"`` or ``"jsonl"``), ``test_format`` (``"icda"``, ``"hotel"`` or
+  ``"jsonl"``), ``keywords`` (ground-truth keyword rule for icda/jsonl files, applied to every split: test
+  precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
+  (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
+  ``spacy_model`` (for JSONL ``"text"`` records).
+* ``url`` (base URL: a file is fetched from ``url + relative path``), ``public``, ``how_to_get``
+  (shown when files are missing), ``md5`` (``{relative path: md5 hex digest}``: the known
+  checksums a downloaded file must match; a file without one is accepted and its md5 logged).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+from icda.data.synthetic import generate_synthetic
+from icda.errors import ConfigError
+
+SPLITS = ("train", "dev", "test")
+
+#: every spec key with its default
+SPEC_DEFAULTS: dict[str, Any] = {
+    "source": "files",
+    "train": None,
+    "dev": None,
+    "test": None,
+    "format": "icda",
+    "test_format": "icda",
+    "keywords": None,
+    "ratings": False,
+    "dev_fraction": None,
+    "min_sentences": 5,
+    "balance": True,
+    "seed": 0,
+    "url": None,
+    "public": True,
+    "how_to_get": None,
+    "md5": None,
+    "spacy_model": None,
+    "synthetic": {},
+    "llm": {},
+}
+
+_CHOICES = {
+    "source": ("files", "synthetic", "llm"),
+    "format": ("icda", "jsonl"),
+    "test_format": ("icda", "hotel", "jsonl"),
+}
+_OPTIONAL_STR = ("train", "dev", "test", "url", "how_to_get", "spacy_model")
+_BOOL = ("ratings", "balance", "public")
+
+DOWNLOAD_COMMAND = "snakemake --cores 1 download"
+_MD5 = re.compile(r"[0-9a-fA-F]{32}")
+
+
+def validate_spec(name: str, spec: dict) -> dict:
+    """The spec with defaults filled in, after checking every key.
+
+    Raises:
+        ConfigError: an unknown key, a value of the wrong type or outside its choices, or an
+            inconsistent combination; the message names the dataset and the key.
+    """
+    def fail(key: str, problem: str, fix: str) -> ConfigError:
+        return ConfigError(f"datasets.{name}.{key}: {problem}. Fix: {fix}")
+
+    if not isinstance(spec, dict):
+        raise ConfigError(f"datasets.{name}: not a mapping. Fix: give the dataset's keys "
+                          f"({', '.join(SPEC_DEFAULTS)})")
+    for key in spec:
+        if key not in SPEC_DEFAULTS:
+            raise fail(key, "unknown key", f"use only {', '.join(SPEC_DEFAULTS)}")
+    out = {**SPEC_DEFAULTS, **spec}
+    if out["synthetic"] is None:
+        out["synthetic"] = {}
+    if out["llm"] is None:
+        out["llm"] = {}
+
+    for key, choices in _CHOICES.items():
+        if out[key] not in choices:
+            raise fail(key, f"{out[key]!r} is not one of {list(choices)}",
+                       f"set it to one of {list(choices)}")
+    for key in _OPTIONAL_STR:
+        if out[key] is not None and not (isinstance(out[key], str) and out[key]):
+            raise fail(key, f"{out[key]!r} is not a non-empty string or null", "give a string or null")
+    for key in _BOOL:
+        if not isinstance(out[key], bool):
+            raise fail(key, f"{out[key]!r} is not a boolean", "set true or false")
+    if isinstance(out["seed"], bool) or not isinstance(out["seed"], int):
+        raise fail("seed", f"{out['seed']!r} is not an integer", "give an integer seed")
+    ms = out["min_sentences"]
+    if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
+        raise fail("min_sentences", f"{ms!r} is not a positive integer", "give an integer >= 1 (paper: 5)")
+    kw = out["keywords"]
+    if kw is not None and not (isinstance(kw, list) and kw and all(isinstance(k, str) and k for k in kw)):
+        raise fail("keywords", f"{kw!r} is not a non-empty list of non-empty strings",
+                   "give a list of keywords or null")
+    df = out["dev_fraction"]
+    if df is not None and (isinstance(df, bool) or not isinstance(df, (int, float)) or not 0 < df < 1):
+        raise fail("dev_fraction", f"{df!r} is not a number in (0, 1)", "give e.g. 0.2, or null")
+    md5 = out["md5"]
+    if md5 is not None:
+        if not isinstance(md5, dict):
+            raise fail("md5", f"{md5!r} is not a mapping",
+                       "give {relative path: md5 hex digest}, e.g. {restaurant/train.txt: 9bc6...}")
+        for rel, digest in md5.items():
+            if not (isinstance(rel, str) and rel):
+                raise fail("md5", f"{rel!r} is not a relative path",
+                           "use the file's path relative to data_dir")
+            if digest is not None and not (isinstance(digest, str) and _MD5.fullmatch(digest)):
+                raise fail(f"md5.{rel}", f"{digest!r} is not an md5 hex digest (32 hex digits)",
+                           "give the digest `md5sum FILE` prints, or null for none")
+    if not isinstance(out["synthetic"], dict):
+        raise fail("synthetic", f"{out['synthetic']!r} is not a mapping",
+                   "give the keyword arguments of generate_synthetic")
+
+    if out["source"] != "llm" and out["llm"]:
+        raise fail("llm", f"is set for a dataset with source: {out['source']}", "remove it (or set source: llm)")
+    if out["source"] == "llm":
+        from icda.generate.spec import parse_llm
+
+        parse_llm(name, out["llm"])
+        for key in ("train", "dev", "test", "dev_fraction"):
+            if out[key] is not None:
+                raise fail(key, "is set for an llm dataset", "remove it: the splits come from llm.dev and llm.test")
+        if out["synthetic"]:
+            raise fail("synthetic", "is set for an llm dataset", "remove it")
+    elif out["source"] == "synthetic":
+        params = inspect.signature(generate_synthetic).parameters
+        for key in out["synthetic"]:
+            if key not in params:
+                raise fail(f"synthetic.{key}", "unknown key", f"use only {', '.join(params)}")
+        for key, param in params.items():
+            if param.default is inspect.Parameter.empty and key not in out["synthetic"]:
+                raise fail(f"synthetic.{key}", "missing", "give the number of documents")
+        for key in ("train", "dev", "test", "dev_fraction"):
+            if out[key] is not None:
+                raise fail(key, "is set for a synthetic dataset", "remove it (or set source: files)")
+    else:
+        for key in ("train", "test"):
+            if out[key] is None:
+                raise fail(key, "missing", "give the file's path relative to data_dir")
+        if (out["dev"] is None) == (df is None):
+            raise fail("dev", "give exactly one of dev and dev_fraction",
+                       "set dev to a file, or dev: null and dev_fraction (e.g. 0.2) to carve dev "
+                       "out of train")
+        if out["synthetic"]:
+            raise fail("synthetic", "is set for a dataset with source: files", "remove it")
+        if out["keywords"] is not None and out["test_format"] == "hotel":
+            raise fail("keywords", "hotel test files carry their own annotation",
+                       "remove keywords, or use test_format icda/jsonl")
+        if out["ratings"] and out["format"] != "icda":
+            raise fail("ratings", "only the icda format has rating labels", "set ratings: false")
+    return out
+
+
+def input_files(spec: dict, data_dir: str | Path) -> list[Path]:
+    """The configured train/dev/test files under ``data_dir`` (none unless ``source: files``).
+    The spec is not validated here: unset paths are skipped."""
+    if spec.get("source", "files") != "files":
+        return []
+    return [Path(data_dir) / spec[k] for k in SPLITS if spec.get(k)]
+
+
+def missing_files(spec: dict, data_dir: str | Path) -> list[Path]:
+    """The :func:`input_files` that do not exist."""
+    return [path for path in input_files(spec, data_dir) if not path.is_file()]
+
+
+def describe_missing(name: str, spec: dict, data_dir: str | Path, workflow_download: bool = True) -> str:
+    """What is missing for dataset ``name`` and how to get it; ``""`` when nothing is missing.
+    ``workflow_download=False`` leaves out the workflow's download rule (for when the workflow
+    cannot start)."""
+    missing = missing_files(spec, data_dir)
+    if not missing:
+        return ""
+    files = ", ".join(str(p) for p in missing)
+    text = f"dataset {name!r}: missing {files}. "
+    if not spec.get("public", True):
+        how = (spec.get("how_to_get") or f"Request them from the authors and place them at {files}.").strip()
+        return text + f"These files are not public. {how}"
+    if spec.get("url"):
+        rule = f"`{DOWNLOAD_COMMAND}` or " if workflow_download else ""
+        text += (f"Download with {rule}`python -m icda download --config CONFIG "
+                 f"--dataset {name}` (fetches {spec['url']}<path>)")
+        if spec.get("how_to_get"):
+            text += f"; {spec['how_to_get']}"
+        return text + "."
+    how = spec.get("how_to_get") or "obtain them"
+    return text + f"{how}; place them at {files}."
+
+
+def downloadable(spec: dict) -> bool:
+    """Whether the workflow may fetch the dataset's missing files: it reads files, is public and
+    has a ``url``. The spec is not validated here."""
+    return (spec.get("source", "files") == "files" and spec.get("public", True) is not False
+            and bool(spec.get("url")))

@@ -1,0 +1,433 @@
+"""The records the workflow's steps hand each other: one dataclass per JSON file.
+
+Every inter-step file is written and read only through its class here (``write(path)``,
+``read(path)``), so its fields are defined once and checked on reading: a missing, corrupt or
+malformed file raises :class:`~icda.errors.DataError` naming the file, the field and the fix.
+
+Vocabulary (paper section "Implementation"; docs/algorithm.md):
+
+- **positions**: the sentence indices a model picks as a document's rationale (per document,
+  ``list[int]``); the model's mask tensor itself is its ``selection`` (:mod:`icda.model`).
+- **predictions** (``predictions.json``): a trained candidate's P(y=1) and positions on the
+  original train and dev splits.
+- **choice** (``choice.json``): which candidate of an iteration won (``chosen``), its scores
+  and ΔA (:func:`icda.selection.select_candidate`).
+
+=================  ======================  ===========================================
+file               class                   written by
+=================  ======================  ===========================================
+history.json       :class:`History`        ``python -m icda train``
+predictions.json   :class:`Predictions`    ``python -m icda train``
+choice.json        :class:`Choice`         ``python -m icda select``
+pools.json         :class:`Pools`          ``python -m icda pools``
+converge.json      :class:`Decision`       ``python -m icda converge``
+eval.json          :class:`Evaluation`     ``python -m icda evaluate``
+summary.json       :class:`RunSummary`     the workflow's ``run_summary`` rule
+=================  ======================  ===========================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from icda.errors import DataError, rebuild_fix
+from icda.io import read_json_file, write_json
+
+SPLITS_PREDICTED = ("train", "dev")
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether a JSON value fits a (simple) type hint: int, float, bool, str, list, dict, Any,
+    unions with None."""
+    if hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, origin or hint)
+
+
+class Record:
+    """Base of the records: typed fields, JSON round trip, validation on reading."""
+
+    #: what the file is, for error messages ("a training history")
+    WHAT: ClassVar[str] = "a record"
+    #: the ``python -m icda`` command that writes it (for the fix)
+    COMMAND: ClassVar[str] = ""
+    #: fields holding nested objects (built by :meth:`_load_field`, not type-checked here)
+    NESTED: ClassVar[tuple[str, ...]] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: _dump(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_json(cls, obj: Any):
+        """Build the record from its JSON object (keys that are no field are ignored).
+
+        Raises:
+            ValueError: a field is missing or of the wrong type (the message names it).
+        """
+        if not isinstance(obj, dict):
+            raise ValueError(f"not a JSON object ({type(obj).__name__})")
+        hints = typing.get_type_hints(cls)
+        values = {}
+        for f in dataclasses.fields(cls):
+            if f.name not in obj:
+                if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+                    continue
+                raise ValueError(f"field '{f.name}' is missing")
+            value = cls._load_field(f.name, obj[f.name]) if f.name in cls.NESTED else obj[f.name]
+            if f.name not in cls.NESTED and not _conforms(value, hints[f.name]):
+                raise ValueError(f"field '{f.name}' is {type(value).__name__} {json.dumps(value)[:60]}, "
+                                 f"not {hints[f.name]}")
+            values[f.name] = value
+        record = cls(**values)
+        record.check()
+        return record
+
+    @classmethod
+    def _load_field(cls, name: str, value: Any) -> Any:
+        """Hook for the :attr:`NESTED` fields: turn the field's JSON value into its object."""
+        raise NotImplementedError(name)
+
+    def check(self) -> None:
+        """Hook for checks beyond types; raises ValueError."""
+
+    def write(self, path: str | Path) -> None:
+        """Write the record as indented JSON, atomically (:func:`icda.io.write_json`)."""
+        write_json(self.to_json(), path)
+
+    @classmethod
+    def read(cls, path: str | Path):
+        """Read and validate the record at ``path``.
+
+        Raises:
+            DataError: the file is missing, not JSON (with the line), or not this record (the
+                field named); the fix names the step that writes it.
+        """
+        path = Path(path)
+        obj = read_json_file(path, f"run the step that writes it first (`python -m icda {cls.COMMAND}`)",
+                             rebuild_fix(path, cls.COMMAND))
+        try:
+            return cls.from_json(obj)
+        except ValueError as exc:
+            raise DataError(path, None, f"not {cls.WHAT}: {exc}", rebuild_fix(path, cls.COMMAND)) from None
+
+
+def _dump(value: Any) -> Any:
+    if hasattr(value, "to_json"):  # a record, an augmentation plan
+        return value.to_json()
+    if isinstance(value, dict):
+        return {k: _dump(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dump(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------- train
+
+
+@dataclass(frozen=True)
+class History(Record):
+    """``history.json`` of one trained model (:func:`icda.train.train_model`, paper "Settings"):
+    the kept epoch (``best_epoch``; −1 = the initial evaluation), its dev loss (nats) and
+    accuracy, whether every epoch was degenerate, one dict per epoch
+    (:class:`icda.train.EpochRecord`), the mean seconds per trained epoch, and how it was
+    trained (seed, warm-start file, pools file, objective, COMP λ)."""
+
+    WHAT: ClassVar[str] = "a training history"
+    COMMAND: ClassVar[str] = "train"
+
+    best_epoch: int
+    dev_loss: float
+    dev_accuracy: float
+    degenerate: bool
+    epochs: list
+    seconds_per_epoch: float | None
+    seed: int | None
+    init: str | None = None
+    augmented: str | None = None
+    objective: str = "mmi"
+    comp_lambda: float = 1.0
+
+    @property
+    def epochs_trained(self) -> int:
+        return sum(e["epoch"] >= 0 for e in self.epochs)
+
+
+@dataclass(frozen=True)
+class SplitPredictions(Record):
+    """A model's predictions on the D documents of one split: ``prob_positive`` [D] (P(y=1),
+    rounded to 6 decimals) and ``positions`` (per document, its rationale's sentence indices)."""
+
+    WHAT: ClassVar[str] = "split predictions"
+    prob_positive: list
+    positions: list
+
+    def check(self) -> None:
+        if len(self.prob_positive) != len(self.positions):
+            raise ValueError(f"{len(self.prob_positive)} probabilities but {len(self.positions)} position lists")
+
+
+@dataclass(frozen=True)
+class Predictions(Record):
+    """``predictions.json`` of one trained candidate: its :class:`SplitPredictions` on the
+    original train and dev splits (pools, ΔA and the original-dev loss are computed from them)."""
+
+    WHAT: ClassVar[str] = "candidate predictions"
+    COMMAND: ClassVar[str] = "train"
+    NESTED: ClassVar[tuple[str, ...]] = SPLITS_PREDICTED
+    train: SplitPredictions
+    dev: SplitPredictions
+
+    @classmethod
+    def _load_field(cls, name: str, value: Any) -> Any:
+        try:
+            return SplitPredictions.from_json(value)
+        except ValueError as exc:
+            raise ValueError(f"field '{name}': {exc}") from None
+
+
+#: the files a candidate folder holds (``python -m icda train --out-dir``)
+MODEL_FILE, PREDICTIONS_FILE, HISTORY_FILE = "model.pt", "predictions.json", "history.json"
+
+
+# --------------------------------------------------------------------------- select
+
+
+@dataclass(frozen=True)
+class CandidateScore(Record):
+    """One candidate of an iteration as :func:`icda.selection.select_candidate` scored it: its
+    folder, whether it is the warm start, its seed, dev loss (nats; on the dev set it was trained
+    with), loss on the original dev set, dev accuracy, degeneration, best epoch, ΔA against the
+    previous choice and score (lower wins)."""
+
+    name: str
+    candidate_dir: str
+    warm_start: bool
+    seed: int | None
+    dev_loss: float
+    original_dev_loss: float | None
+    dev_accuracy: float
+    degenerate: bool
+    best_epoch: int
+    delta_A: float | None
+    score: float
+
+
+@dataclass(frozen=True)
+class Choice(Record):
+    """``choice.json``: the candidate ``chosen`` in iteration ``iteration`` (paper Algorithm 2)
+    with its scores, the loss that ranked the candidates, the previous iteration's ΔA and every
+    candidate's :class:`CandidateScore`. The chosen candidate's folder
+    (``chosen.candidate_dir``) is followed only here: :attr:`model_path`, :meth:`predictions`."""
+
+    WHAT: ClassVar[str] = "a candidate choice"
+    COMMAND: ClassVar[str] = "select"
+    NESTED: ClassVar[tuple[str, ...]] = ("chosen", "candidates")
+
+    iteration: int
+    candidate_loss: str
+    previous_delta_A: float | None
+    chosen: CandidateScore
+    candidates: list = field(default_factory=list)
+
+    @classmethod
+    def _load_field(cls, name: str, value: Any) -> Any:
+        if name == "candidates" and not isinstance(value, list):
+            raise ValueError("field 'candidates' is not a list")
+        try:
+            if name == "chosen":
+                return CandidateScore.from_json(value)
+            return [CandidateScore.from_json(row) for row in value]
+        except ValueError as exc:
+            raise ValueError(f"field '{name}': {exc}") from None
+
+    @property
+    def model_path(self) -> Path:
+        """The chosen candidate's ``model.pt``."""
+        return Path(self.chosen.candidate_dir) / MODEL_FILE
+
+    def predictions(self) -> Predictions:
+        """The chosen candidate's ``predictions.json``.
+
+        Raises:
+            DataError: it is missing or malformed.
+        """
+        return Predictions.read(Path(self.chosen.candidate_dir) / PREDICTIONS_FILE)
+
+
+# --------------------------------------------------------------------------- pools
+
+
+@dataclass(frozen=True)
+class SplitPools(Record):
+    """The kept originals and rationale pools of one split (:func:`icda.counterfactual.build_plan`):
+    its statistics, the :class:`~icda.counterfactual.AugmentationPlan`, and the pool sentences'
+    text per class (for reading only)."""
+
+    NESTED: ClassVar[tuple[str, ...]] = ("plan",)
+    stats: dict
+    plan: Any  #: an icda.counterfactual.AugmentationPlan
+    pool_sentences: dict
+
+    @classmethod
+    def _load_field(cls, name: str, value: Any) -> Any:
+        if name != "plan":
+            return value
+        from icda.counterfactual import AugmentationPlan
+
+        try:
+            return AugmentationPlan.from_json(value)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"field 'plan' is not an augmentation plan ({exc!r})") from None
+
+
+@dataclass(frozen=True)
+class Pools(Record):
+    """``pools.json`` of one iteration: the chosen candidate and :class:`SplitPools` of the
+    original train and dev splits (paper "Implementation", "Settings")."""
+
+    WHAT: ClassVar[str] = "a pools record"
+    COMMAND: ClassVar[str] = "pools"
+    NESTED: ClassVar[tuple[str, ...]] = SPLITS_PREDICTED
+    chosen: str
+    candidate_dir: str
+    train: SplitPools
+    dev: SplitPools
+
+    @classmethod
+    def _load_field(cls, name: str, value: Any) -> Any:
+        if name not in SPLITS_PREDICTED:
+            return value
+        try:
+            return SplitPools.from_json(value)
+        except ValueError as exc:
+            raise ValueError(f"field '{name}': {exc}") from None
+
+
+# --------------------------------------------------------------------------- converge
+
+
+@dataclass(frozen=True)
+class Decision(Record):
+    """``converge.json``: whether the ICDA loop stops after iteration ``iteration``
+    (:func:`icda.selection.convergence`), whether that is convergence, and why."""
+
+    WHAT: ClassVar[str] = "a stop decision"
+    COMMAND: ClassVar[str] = "converge"
+    iteration: int
+    stop: bool
+    converged: bool
+    reason: str
+
+
+# --------------------------------------------------------------------------- evaluate
+
+_FRACTION = {"type": "number", "minimum": 0, "maximum": 1}
+_FRACTION_OR_NULL = {"anyOf": [_FRACTION, {"type": "null"}]}
+#: what every ``eval.json`` must satisfy (checked by :meth:`Evaluation.from_json`)
+EVAL_SCHEMA = {
+    "type": "object",
+    "required": ["precision", "recall", "f1", "accuracy"],
+    "properties": {
+        "dataset": {"type": "string", "minLength": 1},
+        "run": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+        "iteration": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]},
+        "precision": _FRACTION_OR_NULL,
+        "recall": _FRACTION_OR_NULL,
+        "f1": _FRACTION_OR_NULL,
+        "accuracy": _FRACTION_OR_NULL,
+        "n_docs": {"type": "integer", "minimum": 0},
+        "documents": {"type": "object", "required": ["ids", "positions", "predicted"]},
+    },
+}
+
+#: the labels an evaluation can carry (``python -m icda evaluate --dataset … --run …``)
+EVAL_LABELS = ("dataset", "run", "iteration", "point", "seed")
+
+
+@dataclass(frozen=True)
+class Evaluation(Record):
+    """``eval.json``: a model's rationale metrics on one split (:func:`icda.metrics.rationale_metrics`:
+    fractions in [0, 1]; precision is the paper's metric, α = 1 − precision), what it is
+    (dataset, run, iteration — None for COMP —, or sweep point and seed), the model file, and
+    per document of the split (in order) its id, rationale positions and predicted class, which
+    the rationale viewer shows."""
+
+    WHAT: ClassVar[str] = "an evaluation record"
+    COMMAND: ClassVar[str] = "evaluate"
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    accuracy: float | None
+    alpha: float | None = None
+    n_docs: int | None = None
+    n_annotated: int | None = None
+    position_histogram: list | None = None
+    model: str | None = None
+    split: str = "test"
+    documents: dict | None = None  #: {"ids": [D], "positions": [D lists], "predicted": [D]}
+    dataset: str | None = None
+    run: int | None = None
+    iteration: int | None = None
+    point: str | None = None
+    seed: int | None = None
+
+    @classmethod
+    def from_json(cls, obj: Any):
+        import jsonschema
+
+        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(EVAL_SCHEMA).iter_errors(obj))
+        if error is not None:
+            place = "/".join(str(p) for p in error.absolute_path)
+            raise ValueError(f"{f'field {place!r}: ' if place else ''}{error.message}")
+        return super().from_json(obj)
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        labels = {k: out.pop(k) for k in EVAL_LABELS}
+        return {k: v for k, v in labels.items() if v is not None} | out  # labels first
+
+    def positions(self, path: str | Path) -> list[list[int]]:
+        """Per document of the split, the rationale positions (the rationale viewer's input).
+
+        Raises:
+            DataError: the record has no per-document positions (written by an older version).
+        """
+        if not isinstance(self.documents, dict) or not {"ids", "positions"} <= self.documents.keys():
+            raise DataError(path, None, "no per-document rationale positions (key 'documents')",
+                            "re-run the evaluations with `snakemake --forcerun evaluate evaluate_comp` (no "
+                            "model is retrained), or delete this file and re-run its evaluate step")
+        return [list(map(int, p)) for p in self.documents["positions"]]
+
+
+# --------------------------------------------------------------------------- run summary
+
+
+@dataclass(frozen=True)
+class RunSummary(Record):
+    """``summary.json`` of one ICDA run: its iterations, per iteration the test precision, α,
+    accuracy and stop reason, and why the loop stopped."""
+
+    WHAT: ClassVar[str] = "a run summary"
+    COMMAND: ClassVar[str] = "converge"
+    dataset: str
+    run: int
+    iterations: int
+    converged: bool
+    reason: str
+    per_iteration: list
