@@ -166,5 +166,5 @@ def test_trimming_empty_columns_does_not_change_predictions():
     model, _ = _fit(0, vectors, ids, labels)
     padded = torch.cat([ids, torch.full((len(ids), 4), PAD)], dim=1)
     assert trim(padded).shape == ids.shape
-    assert predict(model, padded).selected == predict(model, ids).selected
+    assert predict(model, padded).positions == predict(model, ids).positions
     assert torch.allclose(predict(model, padded).logits, predict(model, ids).logits, atol=1e-5)
