@@ -205,14 +205,18 @@ class RationaleNetwork(nn.Module):
         z = straight_through_top_k(scores, mask, self.settings.k)
         selected = z.detach() > 0.5
         seen = x if self.settings.classifier_input == "contextual" else v
-        zero = self.settings.pool_unselected == "zero"
-        logits = self.classifier(zero_filled_max(seen, z) if zero else masked_max(seen, z, selected))
+        logits = self.classifier(self._pool(seen, z, selected))
         comp_logits = None
         if self.comp_classifier is not None:
-            z_comp = (1.0 - z) * mask
-            pooled = zero_filled_max(seen, z_comp) if zero else masked_max(seen, z_comp, mask & ~selected)
-            comp_logits = self.comp_classifier(pooled)
+            comp_logits = self.comp_classifier(self._pool(seen, (1.0 - z) * mask, mask & ~selected))
         return RationaleOutput(logits, selected.float(), scores, comp_logits)
+
+    def _pool(self, v: torch.Tensor, z: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+        """v [B, N, D], z [B, N], keep [B, N] (the slots pooled with ``pool_unselected="exclude"``)
+        → [B, D]."""
+        if self.settings.pool_unselected == "zero":
+            return zero_filled_max(v, z)
+        return masked_max(v, z, keep)
 
     def head_parameters(self) -> list[nn.Parameter]:
         """Parameters of the complement classifier (trained on L_comp alone)."""
