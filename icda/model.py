@@ -18,7 +18,9 @@ Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
    gradient reaches the selector only through the selected sentence's score; ``"zero"`` pools
    every slot of ``v * z`` (the authors' code: ``x·z + (1−z)·(−1e−10)``, then a max over
    sentences): unselected sentences enter as zeros, so no information from them reaches the
-   classifier but the straight-through gradient reaches every sentence's score.
+   classifier but the straight-through gradient reaches every sentence's score; ``"linear"``
+   pools exactly as ``"exclude"`` forward and backpropagates as if the pool were ``Σ_j z_j v_j``
+   (:func:`linear_max`), so every real sentence's score gets the gradient of swapping it in.
    With ``objective="comp"`` a second classifier sees the complement (Yu et al. 2019,
    "complement control").
 """
@@ -124,6 +126,19 @@ def masked_max(v: torch.Tensor, z: torch.Tensor, keep: torch.Tensor) -> torch.Te
     return torch.where(keep.any(dim=1, keepdim=True), pooled, torch.zeros_like(pooled))
 
 
+def linear_max(v: torch.Tensor, z: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """Max-pool over the kept slots in the forward pass, the sum ``Σ_j z_j v_j`` in the backward pass.
+
+    v [B, N, D], z [B, N] (straight-through: exactly 0/1 forward), keep [B, N] bool → [B, D].
+    Forward: exactly :func:`masked_max` (the selected sentences alone). Backward to ``z``:
+    d pooled / d z_j = v_j for every real slot j, selected or not, so each sentence's score gets
+    the linearised effect on the loss of swapping it in (the straight-through estimator applied to
+    the pooling as well as to the top-k); ``v`` gets its gradient from the max alone.
+    """
+    hard = z.detach()
+    return masked_max(v, hard, keep) + ((z - hard).unsqueeze(-1) * v.detach()).sum(dim=1)
+
+
 def zero_filled_max(v: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
     """Max-pool ``v * z`` over every slot: v [B, N, D], z [B, N] → [B, D].
 
@@ -216,6 +231,8 @@ class RationaleNetwork(nn.Module):
         → [B, D]."""
         if self.settings.pool_unselected == "zero":
             return zero_filled_max(v, z)
+        if self.settings.pool_unselected == "linear":
+            return linear_max(v, z, keep)
         return masked_max(v, z, keep)
 
     def head_parameters(self) -> list[nn.Parameter]:

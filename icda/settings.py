@@ -43,7 +43,9 @@ class ModelSettings:
     ``"learned"`` or ``"none"``. ``classifier_input``: ``"sentence"`` (the selected sentences'
     own vectors, the paper) or ``"contextual"`` (their transformer outputs). ``pool_unselected``:
     ``"exclude"`` (max-pool over the selected sentences) or ``"zero"`` (unselected sentences pooled
-    as zeros, as the authors' code does: the straight-through gradient reaches every score).
+    as zeros, as the authors' code does: the straight-through gradient reaches every score) or
+    ``"linear"`` (the selected sentences' max-pool forward, the gradient of ``Σ_j z_j v_j``
+    backward: every score gets the effect of swapping its sentence in).
     """
 
     d_model: int = 128
@@ -63,7 +65,7 @@ class ModelSettings:
     def validate(self, where: str = "model") -> None:
         for name, allowed in (("objective", ("mmi", "comp")), ("positions", ("sinusoidal", "learned", "none")),
                               ("classifier_input", ("sentence", "contextual")),
-                              ("pool_unselected", ("exclude", "zero"))):
+                              ("pool_unselected", ("exclude", "zero", "linear"))):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if self.d_model % self.heads:

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from icda.model import PAD, CachedSentences, RationaleNetwork, masked_max, straight_through_top_k, zero_filled_max
+from icda.model import PAD, CachedSentences, RationaleNetwork, linear_max, masked_max, straight_through_top_k, zero_filled_max
 from icda.settings import ModelSettings
 
 
@@ -43,7 +43,7 @@ def test_gradients_reach_the_selector_through_the_classifier_loss():
         assert p.grad is not None and p.grad.abs().sum() > 0
 
 
-@pytest.mark.parametrize("pool_unselected", ["exclude", "zero"])
+@pytest.mark.parametrize("pool_unselected", ["exclude", "zero", "linear"])
 def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged(pool_unselected):
     vectors = torch.randn(40, 12)
     model = _network(vectors=vectors, pool_unselected=pool_unselected)
@@ -76,19 +76,21 @@ def test_zero_pooling_gives_unselected_sentences_the_straight_through_gradient()
     """Known answer: slot 0 selected (all features negative), slots 1-2 unselected, slot 3 empty.
     Pooled as zeros, the max of every feature is 0, attained by slots 1-3 (slot 0 is below it), so
     d(w·pooled)/dz_j = (w·v_j) / 3 for them and 0 for slot 0; excluded, the unselected slots get
-    no gradient and the selected one gets w·v_0."""
+    no gradient and the selected one gets w·v_0; linear, every slot j gets w·v_j."""
     v = torch.tensor([[[-1.0, -2.0], [3.0, 1.0], [0.5, -4.0], [0.0, 0.0]]])
     w = torch.tensor([2.0, 1.0])
     keep = torch.tensor([[True, False, False, False]])
     for pool, expected in (
         (lambda z: zero_filled_max(v, z), [0.0, 7.0 / 3, -3.0 / 3, 0.0]),
         (lambda z: masked_max(v, z, keep), [-4.0, 0.0, 0.0, 0.0]),
+        (lambda z: linear_max(v, z, keep), [-4.0, 7.0, -3.0, 0.0]),  # w·v_j for every slot
     ):
         z = torch.tensor([[1.0, 0.0, 0.0, 0.0]], requires_grad=True)
         pooled = pool(z)
         (pooled @ w).sum().backward()
         assert z.grad[0].tolist() == pytest.approx(expected)
     assert zero_filled_max(v, keep.float()).tolist() == [[0.0, 0.0]]  # max(v_selected, 0): nothing from slots 1-2
+    assert linear_max(v, keep.float(), keep).tolist() == [[-1.0, -2.0]]  # v_selected exactly
 
 
 def test_padding_slots_are_never_selected():
