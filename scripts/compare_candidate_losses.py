@@ -1,0 +1,67 @@
+"""Which loss picks better ICDA candidates? A dev-only check of ``icda.candidate_loss``.
+
+For every iteration k >= 1 of every run of a finished workflow, this reads the iteration's
+``choice.json`` and compares the candidate that was chosen with the one the *other* loss
+(augmented dev set or original dev set; the ΔA and degeneration penalties are the same, paper
+Algorithm 2) would have chosen, by their rationale precision on the original **dev** split
+(keyword and synthetic ground truth; test ground truth is never read). It is a one-step check:
+the run itself went on with the candidate that was chosen.
+
+    python scripts/compare_candidate_losses.py results [--datasets synthetic restaurant connect]
+
+Prints a Markdown table (one row per iteration where the two losses pick different candidates)
+and a tally.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from icda.data.document import read_documents
+from icda.metrics import rationale_metrics
+from icda.records import PREDICTIONS_FILE, Choice, Predictions
+from icda.selection import score
+
+OTHER = {"augmented_dev": "original_dev", "original_dev": "augmented_dev"}
+
+
+def dev_precision(candidate_dir: Path, dev) -> float:
+    """Rationale precision (fraction) of a candidate's predictions on the original dev split."""
+    pred = Predictions.read(candidate_dir / PREDICTIONS_FILE).dev
+    return rationale_metrics(pred.positions, [d.rationale for d in dev], [len(d.sentences) for d in dev])["precision"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("results", type=Path, help="the workflow's results/ folder")
+    parser.add_argument("--datasets", nargs="+", default=["synthetic", "restaurant", "connect"])
+    args = parser.parse_args(argv)
+    workdir = args.results.resolve().parent  # candidate_dir paths are relative to the workflow's folder
+    print("| dataset | run | iteration | chosen by | chosen: dev precision % | other loss picks | its dev precision % |")
+    print("|---|---|---|---|---|---|---|")
+    other_better = differ = 0
+    for dataset in args.datasets:
+        dev = read_documents(args.results / dataset / "data" / "dev.jsonl")
+        for run_dir in sorted(args.results.glob(f"{dataset}/run*")):
+            k = 1
+            while (run_dir / f"iter{k}" / "choice.json").exists():
+                choice = Choice.read(run_dir / f"iter{k}" / "choice.json")
+                other = OTHER[choice.candidate_loss]
+                loss = (lambda c: c.original_dev_loss) if other == "original_dev" else (lambda c: c.dev_loss)
+                alt = min(choice.candidates, key=lambda c: score(
+                    loss(c), c.degenerate, k, c.delta_A, choice.previous_delta_A))
+                if alt.name != choice.chosen.name:
+                    chosen_p = dev_precision(workdir / choice.chosen.candidate_dir, dev)
+                    alt_p = dev_precision(workdir / alt.candidate_dir, dev)
+                    differ += 1
+                    other_better += alt_p > chosen_p
+                    print(f"| {dataset} | {run_dir.name} | {k} | {choice.candidate_loss} | {choice.chosen.name} "
+                          f"{100 * chosen_p:.1f} | {alt.name} | {100 * alt_p:.1f} |")
+                k += 1
+    print(f"\nThe other loss picks a different candidate in {differ} iterations; its pick has the higher "
+          f"dev precision in {other_better} of them.")
+
+
+if __name__ == "__main__":
+    main()
