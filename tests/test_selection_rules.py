@@ -200,3 +200,38 @@ def test_original_dev_loss_and_the_final_run(tmp_path):
     assert best == tmp_path / "aug2.jsonl" and (tmp_path / "out.jsonl").read_text() == "run 2\n"
     with pytest.raises(ValueError, match="one of each per run"):
         write_final_dataset([tmp_path / "aug1.jsonl"], [], tmp_path, tmp_path / "x.jsonl")
+
+
+def test_compare_candidate_losses_reports_the_other_losses_pick_on_dev(tmp_path, capsys):
+    """Hand-made iteration: the augmented-dev loss chose `a` (selects sentence 1, wrong), the
+    original-dev loss prefers `b` (selects sentence 0, the dev ground truth of both documents)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    from icda.data.document import Document, write_documents
+    from icda.records import Choice, CandidateScore, Predictions
+
+    spec = importlib.util.spec_from_file_location(
+        "compare", Path(__file__).parents[1] / "scripts" / "compare_candidate_losses.py")
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+
+    results = tmp_path / "results"
+    dev = [Document(f"d{i}", i % 2, ("good food", "nice view"), frozenset({0})) for i in range(2)]
+    write_documents(dev, results / "synthetic" / "data" / "dev.jsonl")
+    iteration = results / "synthetic" / "run1" / "iter1"
+    scores = {}
+    for name, position, aug, orig in (("a", 1, 0.01, 0.9), ("b", 0, 0.02, 0.3)):
+        folder = iteration / name
+        folder.mkdir(parents=True)
+        split = {"prob_positive": [0.2, 0.8], "positions": [[position], [position]]}
+        Predictions.from_json({"train": split, "dev": split}).write(folder / "predictions.json")
+        scores[name] = CandidateScore(name, f"results/synthetic/run1/iter1/{name}", False, 1, aug, orig,
+                                      1.0, False, 0, 0.1, aug)
+    Choice(1, "augmented_dev", None, scores["a"], [scores["a"], scores["b"]]).write(iteration / "choice.json")
+
+    compare.main([str(results), "--datasets", "synthetic"])
+    out = capsys.readouterr().out
+    assert "| synthetic | run1 | 1 | augmented_dev | a 0.0 | b | 100.0 |" in out
+    assert "different candidate in 1 iterations; its pick has the higher dev precision in 1 of them" in out
