@@ -206,7 +206,6 @@ def test_compare_candidate_losses_reports_the_other_losses_pick_on_dev(tmp_path,
     """Hand-made iteration: the augmented-dev loss chose `a` (selects sentence 1, wrong), the
     original-dev loss prefers `b` (selects sentence 0, the dev ground truth of both documents)."""
     import importlib.util
-    import json
     from pathlib import Path
 
     from icda.data.document import Document, write_documents
