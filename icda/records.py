@@ -378,6 +378,7 @@ class Evaluation(Record):
     n_docs: int | None = None
     n_annotated: int | None = None
     position_histogram: list | None = None
+    precision_by_class: dict | None = None  #: {"0": precision, "1": precision}
     model: str | None = None
     split: str = "test"
     documents: dict | None = None  #: {"ids": [D], "positions": [D lists], "predicted": [D]}

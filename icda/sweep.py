@@ -37,6 +37,8 @@ class SweepRecord:
     epochs_trained: int
     degenerate: bool
     position_histogram: list[int]  #: selected positions on dev, 10 bins of index / sentences
+    precision_class0: float | None = None  #: dev precision over the documents of gold class 0
+    precision_class1: float | None = None  #: … of gold class 1
 
 
 def read_record(dev_eval: str | Path) -> SweepRecord:
@@ -53,21 +55,25 @@ def read_record(dev_eval: str | Path) -> SweepRecord:
         dev_precision=ev.precision, dev_accuracy=history.dev_accuracy, dev_loss=history.dev_loss,
         best_epoch=history.best_epoch, epochs_trained=history.epochs_trained,
         degenerate=history.degenerate, position_histogram=list(ev.position_histogram),
+        **{f"precision_class{c}": (ev.precision_by_class or {}).get(str(c)) for c in (0, 1)},
     )
 
 
 def sweep_table(records: Sequence[SweepRecord]) -> pd.DataFrame:
     """Per (point, dataset): mean and sd over seeds of dev precision, accuracy and loss (percent
-    for precision and accuracy), mean best epoch and epochs trained, degenerate count, the summed
+    for precision and accuracy), the mean dev precision of each gold class (percent), mean best epoch and epochs trained, degenerate count, the summed
     position histogram, the rank of the point on the dataset and its mean rank over datasets."""
     df = pd.DataFrame([asdict(r) for r in records])
     df["dev_precision"] = df["dev_precision"].astype(float) * 100
     df["dev_accuracy"] = df["dev_accuracy"] * 100
+    for c in (0, 1):
+        df[f"precision_class{c}"] = df[f"precision_class{c}"].astype(float) * 100
     grouped = df.groupby(["point", "dataset"], sort=False)
     table = grouped.agg(
         precision=("dev_precision", "mean"), precision_sd=("dev_precision", "std"),
         accuracy=("dev_accuracy", "mean"), accuracy_sd=("dev_accuracy", "std"),
         loss=("dev_loss", "mean"), loss_sd=("dev_loss", "std"),
+        precision_class0=("precision_class0", "mean"), precision_class1=("precision_class1", "mean"),
         best_epoch=("best_epoch", "mean"), epochs=("epochs_trained", "mean"),
         degenerate=("degenerate", "sum"), seeds=("seed", "count"),
     ).reset_index()
@@ -94,20 +100,22 @@ def choose(table: pd.DataFrame) -> str:
 
 
 def to_markdown(table: pd.DataFrame, overrides: dict[str, dict] | None = None) -> str:
-    """The sweep table as Markdown: one row per point, per dataset ``precision ± sd`` (dev, %)
-    with accuracy, loss, epochs and the position histogram; then the choice."""
+    """The sweep table as Markdown: one row per point, per dataset ``precision ± sd`` (dev, %),
+    the precision of each gold class (a selector whose choice depends on the label shows as one
+    high and one low value), accuracy, loss, epochs and the position histogram; then the choice."""
     lines = ["# Dev-only sweep (MMI; test ground truth never read)", ""]
     chosen = choose(table)
     lines.append(f"Chosen by mean rank of dev precision over datasets: **{chosen}**"
                  + (f" = `{overrides[chosen]}`" if overrides and chosen in overrides else ""))
     lines.append("")
-    cols = ["point", "mean rank", "dataset", "dev precision %", "dev accuracy %", "dev loss",
+    cols = ["point", "mean rank", "dataset", "dev precision %", "class 0 / class 1 %", "dev accuracy %", "dev loss",
             "best epoch", "epochs", "degenerate", "positions (10 bins)"]
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for point in ranking(table):
         for _, r in table[table["point"] == point].iterrows():
             lines.append("| " + " | ".join([
                 point, f"{r['mean_rank']:.2f}", r["dataset"], _pm(r["precision"], r["precision_sd"]),
+                f"{r['precision_class0']:.1f} / {r['precision_class1']:.1f}",
                 _pm(r["accuracy"], r["accuracy_sd"]), _pm(r["loss"], r["loss_sd"], 3),
                 f"{r['best_epoch']:.1f}", f"{r['epochs']:.1f}", f"{int(r['degenerate'])}/{int(r['seeds'])}",
                 r["positions"],

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 
 from icda.degeneration import check_degeneration
 from icda.metrics import rationale_metrics
-from icda.model import RationaleNetwork
+from icda.model import PAD, RationaleNetwork
 from icda.settings import TrainSettings
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,18 @@ def shuffle_sentences(ids: torch.Tensor, generator: torch.Generator) -> torch.Te
     at the end), drawing from ``generator``."""
     keys = torch.rand(ids.shape, generator=generator).masked_fill(ids < 0, 2.0)
     return ids.gather(1, keys.argsort(dim=1))
+
+
+def drop_sentences(ids: torch.Tensor, p: float, generator: torch.Generator) -> torch.Tensor:
+    """Remove each real sentence of ids [B, N] with probability ``p`` (every row keeps at least
+    one: a row that would lose all keeps them all); the remaining sentences keep their order and
+    move to the front, empty slots (``PAD``) to the end. Draws from ``generator``."""
+    real = ids >= 0
+    drop = (torch.rand(ids.shape, generator=generator) < p) & real
+    drop[~(real & ~drop).any(dim=1)] = False
+    out = ids.masked_fill(drop, PAD)
+    slot = torch.arange(ids.shape[1]).expand_as(ids)
+    return out.gather(1, (slot + ids.shape[1] * (out < 0)).argsort(dim=1))
 
 
 @torch.no_grad()
@@ -189,6 +201,8 @@ def train_model(
             for b in range(0, len(ids), settings.batch_size):
                 idx = perm[b : b + settings.batch_size]
                 x = ids[idx]
+                if settings.sentence_dropout:
+                    x = drop_sentences(x, settings.sentence_dropout, order_rng)
                 if settings.shuffle_sentences:
                     x = shuffle_sentences(x, order_rng)
                 x, y = trim(x).to(device), labels[idx].to(device)

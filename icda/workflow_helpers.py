@@ -227,14 +227,15 @@ def write_params(value: Any, out: str, log: str) -> None:
 
 def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str, log: str) -> dict:
     """One run's iteration record (:class:`icda.records.RunSummary`): per iteration the stop
-    decision and the test precision."""
+    decision and the test precision (overall and per gold class)."""
     from icda.records import Decision, Evaluation, RunSummary
 
     iterations = []
     for k, (decision, evaluation) in enumerate(zip(decisions, evaluations)):
         d, e = Decision.read(decision), Evaluation.read(evaluation)
         iterations.append({"iteration": k, "precision": e.precision, "alpha": e.alpha,
-                           "accuracy": e.accuracy, "reason": d.reason})
+                           "precision_by_class": e.precision_by_class, "accuracy": e.accuracy,
+                           "reason": d.reason})
     last = Decision.read(decisions[-1])
     summary = RunSummary(dataset=dataset, run=int(run), iterations=len(iterations), converged=last.converged,
                          reason=last.reason, per_iteration=iterations)

@@ -35,7 +35,8 @@ def _write(path: Path, dataset: str, run: int, iteration: int | None, precision:
     path.write_text(json.dumps({
         "dataset": dataset, "run": run, "iteration": iteration, "precision": precision,
         "recall": precision / 2, "f1": precision / 3, "accuracy": accuracy, "n_docs": 50,
-        "position_histogram": [5] * 10}))
+        "position_histogram": [5] * 10,
+        "precision_by_class": {"0": min(1.0, 2 * precision), "1": max(0.0, 2 * precision - 1)}}))
     return path
 
 
@@ -135,6 +136,10 @@ def test_write_tables(evals, tmp_path):
     assert len(long) == len(df) == 16
     assert long[(long["method"] == "ICDA") & (long["dataset"] == "restaurant")]["iteration"] \
         .tolist() == [3, 1, 2]
+    # the per-class precision of each file, next to its precision
+    icda = long[(long["method"] == "ICDA") & (long["dataset"] == "restaurant")]
+    assert icda["precision_class0"].tolist() == [1.0, 1.0, 1.0]
+    assert icda["precision_class1"].tolist() == pytest.approx([0.8, 0.1, 0.6])
 
 
 def test_dataset_in_no_group_gets_its_own_table(evals, tmp_path):

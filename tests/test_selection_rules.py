@@ -64,6 +64,20 @@ def test_precision_recall_on_a_hand_made_example():
     assert m["accuracy"] == pytest.approx(2 / 3)  # the unlabelled document is skipped
     assert m["n_annotated"] == 3
     assert m["position_histogram"] == [1, 0, 1, 0, 0, 1, 0, 1, 0, 0]
+    assert m["precision_by_class"] == {"0": 1.0, "1": 1.0}  # the unlabelled document is skipped
+    assert rationale_metrics(selected, truth, [4] * 4)["precision_by_class"] is None
+
+
+def test_precision_by_class_shows_a_label_dependent_selector():
+    """The target sentence (0) in negative documents, another one (1) in positive documents:
+    precision 0.5 overall, which is 1.0 for class 0 and 0.0 for class 1."""
+    labels = [0, 1] * 5
+    selected = [[0] if y == 0 else [1] for y in labels]
+    m = rationale_metrics(selected, [frozenset({0})] * 10, [3] * 10, labels, labels)
+    assert m["precision"] == pytest.approx(0.5)
+    assert m["precision_by_class"] == {"0": 1.0, "1": 0.0}
+    only_negative = rationale_metrics([[0]], [frozenset({0})], [3], [0], [0])
+    assert only_negative["precision_by_class"] == {"0": 1.0, "1": None}
 
 
 def test_pools_keep_the_most_confident_correct_documents():

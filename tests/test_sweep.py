@@ -9,7 +9,8 @@ from icda.workflow_helpers import sweep_datasets, sweep_settings
 
 
 def _rec(point, dataset, seed, precision, hist=(1, 0, 0, 0, 0, 0, 0, 0, 0, 0)):
-    return SweepRecord(point, dataset, seed, precision, 0.8, 0.5, 3, 5, False, list(hist))
+    return SweepRecord(point, dataset, seed, precision, 0.8, 0.5, 3, 5, False, list(hist),
+                       min(1.0, 2 * precision), max(0.0, 2 * precision - 1))
 
 
 def test_mean_rank_over_datasets_decides_not_the_mean_precision():
@@ -27,8 +28,9 @@ def test_mean_rank_over_datasets_decides_not_the_mean_precision():
     row = table[(table.point == "big") & (table.dataset == "a")].iloc[0]
     assert row["precision"] == pytest.approx(95.0) and row["precision_sd"] == pytest.approx(0.0)
     assert row["positions"] == "2 0 0 0 0 0 0 0 0 0"  # summed over the two seeds
+    assert (row["precision_class0"], row["precision_class1"]) == pytest.approx((100.0, 90.0))
     md = to_markdown(table, {"steady": {"model": {"layers": 2}}})
-    assert "**steady**" in md and "95.0 ± 0.0" in md
+    assert "**steady**" in md and "| 95.0 ± 0.0 | 100.0 / 90.0 |" in md
 
 
 def test_ties_in_mean_rank_go_to_the_higher_mean_precision():
@@ -43,9 +45,11 @@ def test_read_record_joins_the_dev_evaluation_with_its_history(tmp_path):
     (tmp_path / "dev_eval.json").write_text(json.dumps({
         "point": "base", "dataset": "synthetic", "seed": 1, "precision": 0.75, "split": "dev",
         "recall": 0.5, "f1": 0.6, "accuracy": 0.9,
-        "position_histogram": [0] * 9 + [4], "model": str(tmp_path / "model.pt")}))
+        "position_histogram": [0] * 9 + [4], "model": str(tmp_path / "model.pt"),
+        "precision_by_class": {"0": 1.0, "1": 0.5}}))
     rec = read_record(tmp_path / "dev_eval.json")
     assert (rec.point, rec.seed, rec.dev_precision, rec.epochs_trained, rec.best_epoch) == ("base", 1, 0.75, 4, 2)
+    assert (rec.precision_class0, rec.precision_class1) == (1.0, 0.5)
 
 
 def test_sweep_points_merge_over_the_dataset_settings_and_datasets_must_be_available():

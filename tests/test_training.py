@@ -158,6 +158,25 @@ def test_shuffle_sentences_permutes_real_sentences_and_keeps_padding_last():
     assert len(seen) > 5  # the order really changes
 
 
+def test_drop_sentences_keeps_an_ordered_nonempty_subset_at_the_front():
+    from icda.model import PAD
+    from icda.train import drop_sentences
+
+    ids = torch.tensor([[5, 6, 7, 8, PAD, PAD], [1, 2, 3, 4, 9, 10], [11, PAD, PAD, PAD, PAD, PAD]])
+    gen = torch.Generator().manual_seed(0)
+    kept = []
+    for _ in range(200):
+        out = drop_sentences(ids, 0.5, gen)
+        for row, new in zip(ids.tolist(), out.tolist()):
+            real = [i for i in new if i != PAD]
+            assert real and new[:len(real)] == real  # at least one sentence, all at the front
+            assert real == [i for i in row if i in real]  # a subsequence: the order is kept
+        kept.append(sum(i != PAD for i in out[1].tolist()))
+    assert kept.count(6) < 20 and 2.5 < sum(kept) / len(kept) < 3.5  # about half of 6 dropped
+    assert drop_sentences(ids[2:], 0.9, gen).tolist() == ids[2:].tolist()  # a lone sentence stays
+    assert torch.equal(drop_sentences(ids, 0.0, gen), ids)
+
+
 def test_trimming_empty_columns_does_not_change_predictions():
     from icda.model import PAD
     from icda.train import trim

@@ -1,0 +1,55 @@
+"""Start-up cost of the per-iteration bookkeeping jobs (select, pools, converge, augment).
+
+Each ICDA iteration runs these four commands as their own Snakemake jobs; what they compute takes
+milliseconds, so a job's cost is starting Python and importing what the command uses. This times,
+in fresh interpreters, the imports each command does at run time against two baselines measured
+in the same invocation: an empty interpreter and ``import torch``.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/job_startup.py [--repeat 5]
+
+Prints per command the fastest of ``--repeat`` interleaved rounds (seconds) and its ratio to
+``import torch`` (< 1: cheaper than importing torch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+
+SETTINGS = "import icda.settings; icda.settings.Settings.from_dict({})"  # as Settings.load does
+#: what each command's ``run`` imports (icda/cli/<command>.py)
+COMMANDS = {
+    "empty interpreter": "pass",
+    "import torch (baseline)": "import torch",
+    "select": "import icda.cli.select, icda.selection",
+    "pools": f"import icda.cli.pools, icda.counterfactual, icda.records; {SETTINGS}",
+    "converge": f"import icda.cli.converge, icda.records, icda.selection; {SETTINGS}",
+    "augment": f"import icda.cli.augment, icda.counterfactual, icda.data.encoded; {SETTINGS}",
+}
+
+
+def seconds(code: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="interleaved rounds; the fastest is kept")
+    args = parser.parse_args()
+    best = {name: float("inf") for name in COMMANDS}
+    for _ in range(args.repeat):
+        for name, code in COMMANDS.items():
+            best[name] = min(best[name], seconds(code))
+    torch_s = best["import torch (baseline)"]
+    print(f"| command | seconds (fastest of {args.repeat}) | ratio to import torch |")
+    print("|---|---|---|")
+    for name, value in best.items():
+        print(f"| {name} | {value:.3f} | {value / torch_s:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
