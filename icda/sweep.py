@@ -61,8 +61,9 @@ def read_record(dev_eval: str | Path) -> SweepRecord:
 
 def sweep_table(records: Sequence[SweepRecord]) -> pd.DataFrame:
     """Per (point, dataset): mean and sd over seeds of dev precision, accuracy and loss (percent
-    for precision and accuracy), the mean dev precision of each gold class (percent), mean best epoch and epochs trained, degenerate count, the summed
-    position histogram, the rank of the point on the dataset and its mean rank over datasets."""
+    for precision and accuracy), the mean dev precision of each gold class (percent), mean best
+    epoch and epochs trained, degenerate count, the summed position histogram, the rank of the
+    point on the dataset and its mean rank over datasets."""
     df = pd.DataFrame([asdict(r) for r in records])
     df["dev_precision"] = df["dev_precision"].astype(float) * 100
     df["dev_accuracy"] = df["dev_accuracy"] * 100

@@ -56,9 +56,10 @@ def shuffle_sentences(ids: torch.Tensor, generator: torch.Generator) -> torch.Te
 
 
 def drop_sentences(ids: torch.Tensor, p: float, generator: torch.Generator) -> torch.Tensor:
-    """Remove each real sentence of ids [B, N] with probability ``p`` (every row keeps at least
-    one: a row that would lose all keeps them all); the remaining sentences keep their order and
-    move to the front, empty slots (``PAD``) to the end. Draws from ``generator``."""
+    """Remove each real sentence of ids [B, N] with probability ``p`` → ids [B, N] (every row
+    keeps at least one: a row that would lose all keeps them all); the remaining sentences keep
+    their order and move to the front, empty slots (``PAD``) to the end. Draws from
+    ``generator``. ``train.sentence_dropout``, departure 21 in docs/departures.md."""
     real = ids >= 0
     drop = (torch.rand(ids.shape, generator=generator) < p) & real
     drop[~(real & ~drop).any(dim=1)] = False

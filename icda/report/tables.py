@@ -30,8 +30,9 @@ log = logging.getLogger(__name__)
 METHODS = ["COMP", "MMI", "CDA", "ICDA"]
 
 #: columns of :func:`load_evaluations`' long form
+CLASS_COLUMNS = ["precision_class0", "precision_class1"]  #: from eval.json's precision_by_class
 COLUMNS = ["dataset", "run", "iteration", "method", "precision", "recall", "f1", "accuracy",
-           "n_docs", "precision_class0", "precision_class1"]
+           "n_docs", *CLASS_COLUMNS]
 
 #: metrics a table can be made of (all fractions in [0, 1] in eval.json)
 METRICS = ("precision", "recall", "f1", "accuracy")
@@ -75,8 +76,8 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
         Int64; <NA> for COMP), method ("COMP", "MMI", "CDA", "ICDA", or <NA> for an
         intermediate iteration 2 … last−1), precision/recall/f1/accuracy (float fractions, NaN
         where the file has null), n_docs (nullable Int64), precision_class0/precision_class1
-        (the precision over each gold class's documents; NaN where not recorded). Per (dataset, run): iteration 0 →
-        MMI, 1 → CDA, the highest iteration present → ICDA (paper section "Experiments"); a
+        (the precision over each gold class's documents; NaN where not recorded). Per (dataset,
+        run): iteration 0 → MMI, 1 → CDA, the highest iteration present → ICDA (paper section "Experiments"); a
         file with two roles appears once per role. Sorted by dataset, run, iteration.
 
     Raises:
@@ -95,8 +96,8 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
                             "pass each evaluation file once")
         origin[key] = Path(path)
         by_class = evaluation.precision_by_class or {}
-        records.append({c: getattr(evaluation, c) for c in COLUMNS[:9] if c != "method"}
-                       | {f"precision_class{c}": by_class.get(str(c)) for c in (0, 1)})
+        records.append({c: getattr(evaluation, c) for c in COLUMNS if c not in ("method", *CLASS_COLUMNS)}
+                       | {name: by_class.get(name[-1]) for name in CLASS_COLUMNS})
 
     rows = []
     iterations: dict[tuple[str, int], list[int]] = {}
@@ -126,8 +127,7 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=COLUMNS)
     df = df.astype({"dataset": "string", "run": "int64", "iteration": "Int64", "method": "string",
                     "precision": "float64", "recall": "float64", "f1": "float64",
-                    "accuracy": "float64", "n_docs": "Int64", "precision_class0": "float64",
-                    "precision_class1": "float64"})
+                    "accuracy": "float64", "n_docs": "Int64"} | dict.fromkeys(CLASS_COLUMNS, "float64"))
     order = df["method"].map({m: i for i, m in enumerate(METHODS)})
     return (df.assign(_order=order)
               .sort_values(["dataset", "run", "iteration", "_order"], na_position="first")
