@@ -187,3 +187,13 @@ def test_trimming_empty_columns_does_not_change_predictions():
     assert trim(padded).shape == ids.shape
     assert predict(model, padded).positions == predict(model, ids).positions
     assert torch.allclose(predict(model, padded).logits, predict(model, ids).logits, atol=1e-5)
+
+
+def test_sentence_dropout_outside_0_1_is_rejected_with_the_key_named():
+    from icda.errors import ConfigError
+    from icda.settings import Settings
+
+    assert Settings.from_dict({"encoder": {}, "train": {"sentence_dropout": 0.5}}).train.sentence_dropout == 0.5
+    for bad in (1.0, -0.1):
+        with pytest.raises(ConfigError, match=r"settings\.train\.sentence_dropout must lie in \[0, 1\)"):
+            Settings.from_dict({"encoder": {}, "train": {"sentence_dropout": bad}})
