@@ -39,13 +39,18 @@ def rationale_metrics(
         both classes.
     """
     hits = n_selected = n_truth = n_annotated = 0
-    for sel, truth in zip(positions, rationale):
+    per_class = {0: [0, 0], 1: [0, 0]}  # gold class -> [hits, selected]
+    for i, (sel, truth) in enumerate(zip(positions, rationale)):
         if truth is None:
             continue
         n_annotated += 1
-        hits += len(set(sel) & truth)
-        n_selected += len(set(sel))
+        doc_hits, doc_selected = len(set(sel) & truth), len(set(sel))
+        hits += doc_hits
+        n_selected += doc_selected
         n_truth += len(truth)
+        if labels is not None and labels[i] in per_class:
+            per_class[labels[i]][0] += doc_hits
+            per_class[labels[i]][1] += doc_selected
     precision = hits / n_selected if n_selected else None
     recall = hits / n_truth if n_truth else None
     f1 = (
@@ -56,14 +61,7 @@ def rationale_metrics(
     if labels is not None and predictions is not None:
         pairs = [(y, p) for y, p in zip(labels, predictions) if y is not None]
         accuracy = sum(y == p for y, p in pairs) / len(pairs) if pairs else None
-    by_class = None
-    if labels is not None:
-        counts = {0: [0, 0], 1: [0, 0]}  # class -> [hits, selected]
-        for sel, truth, y in zip(positions, rationale, labels):
-            if truth is not None and y in counts:
-                counts[y][0] += len(set(sel) & truth)
-                counts[y][1] += len(set(sel))
-        by_class = {str(c): h / n if n else None for c, (h, n) in counts.items()}
+    by_class = None if labels is None else {str(c): h / n if n else None for c, (h, n) in per_class.items()}
     flat = [(p, n) for sel, n in zip(positions, n_sentences) for p in sel]
     hist = position_bins(np.array([p for p, _ in flat]), np.array([n for _, n in flat]))
     return {

@@ -388,6 +388,10 @@ class Evaluation(Record):
     point: str | None = None
     seed: int | None = None
 
+    def class_precision(self, label: int) -> float | None:
+        """Precision over the documents of gold class ``label`` (None where not recorded)."""
+        return (self.precision_by_class or {}).get(str(label))
+
     @classmethod
     def from_json(cls, obj: Any):
         import jsonschema

@@ -55,6 +55,21 @@ def score(dev_loss: float, degenerate: bool, iteration: int, delta: float | None
     return value
 
 
+def ranking_loss(candidate_loss: str, iteration: int, dev_loss: float, original_dev_loss: float | None) -> float:
+    """The loss in a candidate's score: its loss on the original dev set from iteration 1 on when
+    ``candidate_loss`` is ``"original_dev"``, else the dev loss training recorded (nats)."""
+    return original_dev_loss if candidate_loss == "original_dev" and iteration >= 1 else dev_loss
+
+
+def rechoose(choice: Choice, candidate_loss: str) -> CandidateScore:
+    """The candidate ``choice`` would have chosen had ``candidate_loss`` ranked its candidates,
+    from the scores it recorded (:func:`select_candidate`'s rule; no file is read)."""
+    k = choice.iteration
+    return min(choice.candidates, key=lambda c: score(
+        ranking_loss(candidate_loss, k, c.dev_loss, c.original_dev_loss), c.degenerate, k, c.delta_A,
+        choice.previous_delta_A))
+
+
 def select_candidate(
     iteration: int,
     candidates: Sequence[str | Path],
@@ -106,7 +121,7 @@ def select_candidate(
         if prev_sets is not None:
             delta = delta_a(rationale_sets(train_labels, predictions.train.positions), prev_sets)
         original = None if dev_labels is None else cross_entropy(predictions.dev.prob_positive, dev_labels)
-        loss = original if candidate_loss == "original_dev" and iteration >= 1 else history.dev_loss
+        loss = ranking_loss(candidate_loss, iteration, history.dev_loss, original)
         rows.append(CandidateScore(
             name=directory.name, candidate_dir=str(directory), warm_start=is_warm, seed=history.seed,
             dev_loss=history.dev_loss, original_dev_loss=original, dev_accuracy=history.dev_accuracy,

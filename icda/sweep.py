@@ -55,7 +55,7 @@ def read_record(dev_eval: str | Path) -> SweepRecord:
         dev_precision=ev.precision, dev_accuracy=history.dev_accuracy, dev_loss=history.dev_loss,
         best_epoch=history.best_epoch, epochs_trained=history.epochs_trained,
         degenerate=history.degenerate, position_histogram=list(ev.position_histogram),
-        **{f"precision_class{c}": (ev.precision_by_class or {}).get(str(c)) for c in (0, 1)},
+        precision_class0=ev.class_precision(0), precision_class1=ev.class_precision(1),
     )
 
 
@@ -109,8 +109,8 @@ def to_markdown(table: pd.DataFrame, overrides: dict[str, dict] | None = None) -
     lines.append(f"Chosen by mean rank of dev precision over datasets: **{chosen}**"
                  + (f" = `{overrides[chosen]}`" if overrides and chosen in overrides else ""))
     lines.append("")
-    cols = ["point", "mean rank", "dataset", "dev precision %", "class 0 / class 1 %", "dev accuracy %", "dev loss",
-            "best epoch", "epochs", "degenerate", "positions (10 bins)"]
+    cols = ["point", "mean rank", "dataset", "dev precision %", "class 0 / class 1 %", "dev accuracy %",
+            "dev loss", "best epoch", "epochs", "degenerate", "positions (10 bins)"]
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for point in ranking(table):
         for _, r in table[table["point"] == point].iterrows():

@@ -21,7 +21,7 @@ from pathlib import Path
 from icda.data.document import read_documents
 from icda.metrics import rationale_metrics
 from icda.records import PREDICTIONS_FILE, Choice, Predictions
-from icda.selection import score
+from icda.selection import rechoose
 
 OTHER = {"augmented_dev": "original_dev", "original_dev": "augmented_dev"}
 
@@ -47,10 +47,7 @@ def main(argv: list[str] | None = None) -> None:
             k = 1
             while (run_dir / f"iter{k}" / "choice.json").exists():
                 choice = Choice.read(run_dir / f"iter{k}" / "choice.json")
-                other = OTHER[choice.candidate_loss]
-                loss = (lambda c: c.original_dev_loss) if other == "original_dev" else (lambda c: c.dev_loss)
-                alt = min(choice.candidates, key=lambda c: score(
-                    loss(c), c.degenerate, k, c.delta_A, choice.previous_delta_A))
+                alt = rechoose(choice, OTHER[choice.candidate_loss])
                 if alt.name != choice.chosen.name:
                     chosen_p = dev_precision(workdir / choice.chosen.candidate_dir, dev)
                     alt_p = dev_precision(workdir / alt.candidate_dir, dev)

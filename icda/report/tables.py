@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 import pandas as pd
 
@@ -77,8 +77,9 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
         intermediate iteration 2 … last−1), precision/recall/f1/accuracy (float fractions, NaN
         where the file has null), n_docs (nullable Int64), precision_class0/precision_class1
         (the precision over each gold class's documents; NaN where not recorded). Per (dataset,
-        run): iteration 0 → MMI, 1 → CDA, the highest iteration present → ICDA (paper section "Experiments"); a
-        file with two roles appears once per role. Sorted by dataset, run, iteration.
+        run): iteration 0 → MMI, 1 → CDA, the highest iteration present → ICDA (paper section
+        "Experiments"); a file with two roles appears once per role. Sorted by dataset, run,
+        iteration.
 
     Raises:
         DataError: a file is malformed (see :func:`read_evaluation`); two files claim the same
@@ -95,9 +96,8 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
                             f"{key[0]} run {key[1]} {what} is also in {origin[key]}",
                             "pass each evaluation file once")
         origin[key] = Path(path)
-        by_class = evaluation.precision_by_class or {}
         records.append({c: getattr(evaluation, c) for c in COLUMNS if c not in ("method", *CLASS_COLUMNS)}
-                       | {name: by_class.get(name[-1]) for name in CLASS_COLUMNS})
+                       | {f"precision_class{c}": evaluation.class_precision(c) for c in (0, 1)})
 
     rows = []
     iterations: dict[tuple[str, int], list[int]] = {}
