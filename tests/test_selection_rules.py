@@ -173,6 +173,29 @@ def test_candidate_loss_original_dev_ranks_by_the_original_dev_set(tmp_path):
         select_candidate(1, [a, b], train_labels, warm, previous, dev_labels, "test")
 
 
+def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tmp_path):
+    """The unimproved warm start (the previous model) predicts the original dev set best, but the
+    fresh model has the lower augmented-dev loss: the paper's stop test fails, so the fresh model
+    wins and the loop goes on. Where the augmented dev loss also ranks the warm start first, it
+    wins and the loop stops."""
+    from icda.selection import rechoose, select_candidate
+
+    dev_labels, train_labels, sel = [1, 0], [0, 1], [[0], [1]]
+    fresh = _candidate(tmp_path, "seed1", 0.08, [0.7, 0.3], sel)
+    unimproved = _candidate(tmp_path, "warm", 0.10, [0.9, 0.1], sel, best_epoch=-1)
+    previous = _choice(candidate_dir=str(_candidate(tmp_path, "prev", 0.1, [0.9, 0.1], sel)))
+    choice = select_candidate(1, [fresh], train_labels, unimproved, previous, dev_labels, "original_dev")
+    assert choice.chosen.name == "seed1" and not convergence(choice, 10).stop
+    assert {c.name: c.score for c in choice.candidates}["warm"] < choice.chosen.score
+    assert rechoose(choice, "original_dev").name == "seed1"
+
+    worse = _candidate(tmp_path, "seed2", 0.12, [0.7, 0.3], sel)
+    choice = select_candidate(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
+    assert choice.chosen.name == "warm" and convergence(choice, 10).converged
+    improved = _candidate(tmp_path, "warm2", 0.10, [0.9, 0.1], sel, best_epoch=2)
+    assert select_candidate(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"
+
+
 def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_path):
     from icda.selection import select_candidate
 
