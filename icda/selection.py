@@ -70,8 +70,9 @@ def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss:
     model, unchanged) wins only where the paper's ranking (the augmented dev loss) also puts it
     first, i.e. where the paper's stop test passes; otherwise the best other candidate wins. The
     previous model was fitted to earlier data, so on the original dev set it keeps the spurious
-    cue that the counterfactuals take away, and it would end the loop at iteration 1 whenever
-    warm-start training fails to improve it (measured: docs/results.md).
+    cue that the counterfactuals take away, and ranked by that loss alone it ends the loop at
+    iteration 1 whenever warm-start training fails to improve it (measured:
+    docs/sweep/stop_test.md). ``previous_delta``: ΔA of the previous iteration's selection.
     """
     def by(loss_name: str):
         return lambda c: score(ranking_loss(loss_name, iteration, c.dev_loss, c.original_dev_loss),
