@@ -6,9 +6,9 @@ fresh model per seed and one warm-started from the previous selection; score = d
 paper: on the augmented dev set; ``candidate_loss="original_dev"``: on the original dev set),
 × 1e10 if degenerate, × 1e10 if k >= 2 and the candidate's ΔA is not smaller than the ΔA of the
 previous iteration's selection; the lowest score wins (with ``"original_dev"``, an unimproved
-warm start wins only where the augmented dev loss ranks it first too: :func:`choose`). The loop stops when the warm start wins
-with its best epoch the initial evaluation (epoch −1: training did not improve it), or at
-``max_iters``. Across runs, the final ICDA dataset is the one of the run whose last choice has
+warm start wins only where the augmented dev loss ranks it first too: :func:`choose`). The loop
+stops when the warm start wins with its best epoch the initial evaluation (epoch −1: training did
+not improve it), or at ``max_iters``. Across runs, the final ICDA dataset is the one of the run whose last choice has
 the lowest loss on the original dev set (:func:`write_final_dataset`).
 """
 
