@@ -8,8 +8,8 @@ paper: on the augmented dev set; ``candidate_loss="original_dev"``: on the origi
 previous iteration's selection; the lowest score wins (with ``"original_dev"``, an unimproved
 warm start wins only where the augmented dev loss ranks it first too: :func:`choose`). The loop
 stops when the warm start wins with its best epoch the initial evaluation (epoch −1: training did
-not improve it), or at ``max_iters``. Across runs, the final ICDA dataset is the one of the run whose last choice has
-the lowest loss on the original dev set (:func:`write_final_dataset`).
+not improve it), or at ``max_iters``. Across runs, the final ICDA dataset is the one of the run
+whose last choice has the lowest loss on the original dev set (:func:`write_final_dataset`).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss:
 
     pick = min(candidates, key=by(candidate_loss))
     if (candidate_loss == "original_dev" and pick.warm_start and pick.best_epoch == -1
-            and len(candidates) > 1 and min(candidates, key=by("augmented_dev")) is not pick):
+            and min(candidates, key=by("augmented_dev")) is not pick):
         pick = min((c for c in candidates if c is not pick), key=by(candidate_loss))
     return pick
 
