@@ -230,8 +230,9 @@ class CandidateScore(Record):
 @dataclass(frozen=True)
 class Choice(Record):
     """``choice.json``: the candidate ``chosen`` in iteration ``iteration`` (paper Algorithm 2)
-    with its scores, the loss that ranked the candidates, the previous iteration's ΔA and every
-    candidate's :class:`CandidateScore`. The chosen candidate's folder
+    with its scores, the loss that ranked the candidates, the previous iteration's ΔA, every
+    candidate's :class:`CandidateScore` and ``reason``, why it won
+    (:func:`icda.selection.why_chosen`; None in files written before it existed). The chosen candidate's folder
     (``chosen.candidate_dir``) is followed only here: :attr:`model_path`, :meth:`predictions`."""
 
     WHAT: ClassVar[str] = "a candidate choice"
@@ -243,6 +244,7 @@ class Choice(Record):
     previous_delta_A: float | None
     chosen: CandidateScore
     candidates: list = field(default_factory=list)
+    reason: str | None = None
 
     @classmethod
     def _load_field(cls, name: str, value: Any) -> Any:

@@ -64,7 +64,8 @@ def ranking_loss(candidate_loss: str, iteration: int, dev_loss: float, original_
 
 def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss: str,
            previous_delta: float | None) -> CandidateScore:
-    """The candidate with the lowest :func:`score` under ``candidate_loss``.
+    """The candidate with the lowest :func:`score` under ``candidate_loss`` (:func:`why_chosen`
+    says which rule decided).
 
     With ``"original_dev"`` an unimproved warm start (best epoch −1: the previous iteration's
     model, unchanged) wins only where the paper's ranking (the augmented dev loss) also puts it
@@ -83,6 +84,17 @@ def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss:
             and min(candidates, key=by("augmented_dev")) is not pick):
         pick = min((c for c in candidates if c is not pick), key=by(candidate_loss))
     return pick
+
+
+def why_chosen(chosen: CandidateScore, candidates: Sequence[CandidateScore]) -> str:
+    """Why :func:`choose` picked ``chosen`` among ``candidates`` (their recorded scores): the
+    lowest score, or the stop test that passed over an unimproved warm start with a lower one."""
+    lowest = min(candidates, key=lambda c: c.score)
+    if chosen is lowest or chosen.score == lowest.score:
+        return "the lowest score"
+    return (f"{lowest.name} had the lowest score but is the unimproved warm start (best epoch -1) and "
+            "the augmented dev loss ranks another candidate first (the paper's stop test fails), "
+            "so the best other candidate wins")
 
 
 def rechoose(choice: Choice, candidate_loss: str) -> CandidateScore:
@@ -117,8 +129,8 @@ def select_candidate(
             ``"original_dev"`` (a departure: the candidate's loss on the original dev set).
 
     Returns:
-        the :class:`~icda.records.Choice`: chosen candidate, its dev loss, best epoch, ΔA, and
-        every candidate's numbers and score.
+        the :class:`~icda.records.Choice`: chosen candidate, its dev loss, best epoch, ΔA,
+        every candidate's numbers and score, and why it won.
 
     Raises:
         DataError: a candidate's history.json or predictions.json (or the previous choice's
@@ -149,8 +161,9 @@ def select_candidate(
             degenerate=history.degenerate, best_epoch=history.best_epoch, delta_A=delta,
             score=score(loss, history.degenerate, iteration, delta, previous_delta),
         ))
+    chosen = choose(rows, iteration, candidate_loss, previous_delta)
     return Choice(iteration=iteration, candidate_loss=candidate_loss, previous_delta_A=previous_delta,
-                  chosen=choose(rows, iteration, candidate_loss, previous_delta), candidates=rows)
+                  chosen=chosen, candidates=rows, reason=why_chosen(chosen, rows))
 
 
 def select_iteration(

@@ -187,11 +187,13 @@ def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tm
     choice = select_candidate(1, [fresh], train_labels, unimproved, previous, dev_labels, "original_dev")
     assert choice.chosen.name == "seed1" and not convergence(choice, 10).stop
     assert {c.name: c.score for c in choice.candidates}["warm"] < choice.chosen.score
+    assert choice.reason.startswith("warm had the lowest score") and "stop test fails" in choice.reason
     assert rechoose(choice, "original_dev").name == "seed1"
 
     worse = _candidate(tmp_path, "seed2", 0.12, [0.7, 0.3], sel)
     choice = select_candidate(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
     assert choice.chosen.name == "warm" and convergence(choice, 10).converged
+    assert choice.reason == "the lowest score"
     improved = _candidate(tmp_path, "warm2", 0.10, [0.9, 0.1], sel, best_epoch=2)
     assert select_candidate(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"
 

@@ -32,4 +32,5 @@ def run(args: argparse.Namespace) -> None:
     choice.write(args.out)
     chosen = choice.chosen
     print(f"iteration {choice.iteration}: chose {chosen.name} (dev loss {chosen.dev_loss:.4f}, "
-          f"best epoch {chosen.best_epoch}, ΔA {'-' if chosen.delta_A is None else f'{chosen.delta_A:.3f}'})")
+          f"best epoch {chosen.best_epoch}, ΔA {'-' if chosen.delta_A is None else f'{chosen.delta_A:.3f}'}): "
+          f"{choice.reason}")
