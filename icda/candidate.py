@@ -143,7 +143,6 @@ def evaluate_model(
         ValueError: neither or both of ``model`` and ``choice``.
         DataError: an input file is missing or malformed.
     """
-    from icda.metrics import rationale_metrics
     from icda.train import predict
     from icda.workspace import open_workspace
 
@@ -154,14 +153,48 @@ def evaluate_model(
     network = ws.load_model(model_path)
     encoded = ws.split(split)
     pred = predict(network, encoded.ids, device=ws.device)
-    docs = encoded.documents
-    metrics = rationale_metrics(
-        pred.positions, [d.rationale for d in docs], encoded.n_sentences.tolist(),
-        [d.label for d in docs], pred.predicted.tolist(),
-    )
+    return _evaluation(encoded.documents, pred.positions, pred.predicted.tolist(), encoded.n_sentences.tolist(),
+                       model_path, split, labels)
+
+
+def evaluate_predictions(
+    settings: Settings, data_dir: str | Path, predictions: str | Path, split: str = "dev", labels: dict | None = None,
+) -> Evaluation:
+    """:func:`evaluate_model` from the ``predictions.json`` that training wrote (P(y=1) and
+    positions on the train and dev splits, from the chosen epoch's model): no model is loaded,
+    so torch is not imported. The predicted class is P(y=1) > 0.5 (the model's argmax, up to
+    the 6-decimal rounding of the file).
+
+    Raises:
+        ConfigError: ``split`` is not ``"train"`` or ``"dev"`` (no predictions.json holds test).
+        DataError: the file or the prepared split is missing or malformed, or they differ in length.
+    """
+    from icda.data.document import read_documents
+    from icda.errors import ConfigError, DataError
+    from icda.records import SPLITS_PREDICTED
+
+    if split not in SPLITS_PREDICTED:
+        raise ConfigError(f"{predictions} holds the splits {', '.join(SPLITS_PREDICTED)}, not {split}: "
+                          "evaluate its model.pt (--model) instead")
+    path = Path(data_dir) / f"{split}.jsonl"
+    docs = read_documents(path)
+    pred = getattr(Predictions.read(predictions), split)
+    if len(pred.positions) != len(docs):
+        raise DataError(predictions, None, f"{len(pred.positions)} {split} documents, {path} has {len(docs)}",
+                        "retrain the model on this prepared dataset")
+    max_sentences = settings.encoder.max_sentences
+    n_sentences = [min(max_sentences, len(d.sentences)) for d in docs]
+    return _evaluation(docs, pred.positions, [int(p > 0.5) for p in pred.prob_positive], n_sentences,
+                       Path(predictions).with_name(MODEL_FILE), split, labels)
+
+
+def _evaluation(docs, positions, predicted, n_sentences, model_path: Path, split: str, labels: dict | None) -> Evaluation:
+    from icda.metrics import rationale_metrics
+
+    metrics = rationale_metrics(positions, [d.rationale for d in docs], n_sentences, [d.label for d in docs],
+                                predicted)
     return Evaluation.from_json((labels or {}) | metrics | {
         "model": str(model_path), "split": split,
         # per document, in split order: what the rationale viewer (icda/report/viewer.py) highlights
-        "documents": {"ids": [d.id for d in docs], "positions": pred.positions,
-                      "predicted": pred.predicted.tolist()},
+        "documents": {"ids": [d.id for d in docs], "positions": positions, "predicted": predicted},
     })

@@ -197,3 +197,34 @@ def test_sentence_dropout_outside_0_1_is_rejected_with_the_key_named():
     for bad in (1.0, -0.1):
         with pytest.raises(ConfigError, match=r"settings\.train\.sentence_dropout must lie in \[0, 1\)"):
             Settings.from_dict({"encoder": {}, "train": {"sentence_dropout": bad}})
+
+
+def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_encoder_settings):
+    """The sweep's dev evaluation reads the predictions.json that training wrote instead of
+    loading model.pt: both give the same record, also where documents are cut to max_sentences;
+    test is refused (no predictions.json holds it)."""
+    import dataclasses
+
+    from icda.candidate import evaluate_model, evaluate_predictions, train_candidate
+    from icda.data.document import write_documents
+    from icda.errors import ConfigError
+    from icda.settings import Settings
+
+    splits = generate_synthetic(40, 24, 8, seed=2, min_sentences=4, max_sentences=9)
+    for name, docs in splits.items():
+        write_documents(docs, tmp_path / f"{name}.jsonl")
+    assert max(len(d.sentences) for d in splits["dev"]) > 6
+    settings = Settings.from_dict({
+        "encoder": dataclasses.replace(tiny_encoder_settings, max_sentences=6).to_dict(),
+        "model": {"d_model": 16, "layers": 1, "heads": 2, "dff": 32, "finetune": True},
+        "train": {"lr": 1e-2, "batch_size": 8, "max_epochs": 1, "patience": 1},
+        "device": "cpu",
+    })
+    out = tmp_path / "seed0"
+    train_candidate(settings, tmp_path, None, 0, out)
+    labels = {"point": "p", "dataset": "synthetic", "seed": 0}
+    from_model = evaluate_model(settings, tmp_path, None, model=out / "model.pt", split="dev", labels=labels)
+    from_file = evaluate_predictions(settings, tmp_path, out / "predictions.json", "dev", labels)
+    assert from_file.to_json() == from_model.to_json()
+    with pytest.raises(ConfigError, match="not test"):
+        evaluate_predictions(settings, tmp_path, out / "predictions.json", "test", labels)

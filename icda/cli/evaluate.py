@@ -24,6 +24,8 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", type=Path, help="a model.pt")
     src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select`")
+    src.add_argument("--predictions", type=Path,
+                     help="a predictions.json of `python -m icda train` (train or dev split; no model is loaded)")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     p.add_argument("--out", type=Path, required=True, help="metrics JSON")
     p.add_argument("--dataset", help="dataset name recorded in the JSON")
@@ -35,12 +37,18 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.candidate import evaluate_model
+    from icda.candidate import evaluate_model, evaluate_predictions
     from icda.records import EVAL_LABELS
 
-    labels = {key: getattr(args, key) for key in EVAL_LABELS}
-    evaluation = evaluate_model(load_settings(args), args.data_dir, args.embeddings, args.model, args.choice,
-                                args.split, labels)
+    labels = {key: getattr(args, key) for key in EVAL_LABELS if getattr(args, key) is not None}
+    if args.predictions is not None:  # torch is not imported
+        from icda.settings import Settings
+
+        evaluation = evaluate_predictions(Settings.load(args.settings), args.data_dir, args.predictions, args.split,
+                                          labels)
+    else:
+        evaluation = evaluate_model(load_settings(args), args.data_dir, args.embeddings, args.model, args.choice,
+                                    args.split, labels)
     evaluation.write(args.out)
     shown = {k: getattr(evaluation, k) for k in ("precision", "recall", "f1", "accuracy")}
     print(" ".join(f"{k}={'-' if v is None else f'{v:.4f}'}" for k, v in shown.items()))

@@ -80,21 +80,19 @@ rule sweep_evaluate:
     input:
         settings="results/sweep/{point}/{dataset}/settings.json",
         data=rules.prepare.output,
-        embeddings=get_sweep_embeddings,
-        model="results/sweep/{point}/{dataset}/seed{seed}/model.pt",
+        predictions="results/sweep/{point}/{dataset}/seed{seed}/predictions.json",
         history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
     output:
         "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
     params:
         data=get_data_dir,
-        embeddings=get_embeddings_arg,
     log:
         "results/logs/sweep/{point}/{dataset}/seed{seed}.evaluate.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda evaluate --settings {input.settings:q} --data-dir {params.data:q} {params.embeddings}"
-        " --model {input.model:q} --split dev --out {output:q} --point {wildcards.point}"
+        "python -m icda evaluate --settings {input.settings:q} --data-dir {params.data:q}"
+        " --predictions {input.predictions:q} --split dev --out {output:q} --point {wildcards.point}"
         " --dataset {wildcards.dataset} --seed {wildcards.seed} > {log:q} 2>&1"
 
 
