@@ -1,4 +1,5 @@
-"""Start-up cost of the per-iteration bookkeeping jobs (select, pools, converge, augment).
+"""Start-up cost of the per-iteration bookkeeping jobs (select, pools, converge, augment) and of
+the sweep's dev evaluation (from predictions.json, against loading the model).
 
 Each ICDA iteration runs these four commands as their own Snakemake jobs; what they compute takes
 milliseconds, so a job's cost is starting Python and importing what the command uses. This times,
@@ -27,6 +28,8 @@ COMMANDS = {
     "pools": f"import icda.cli.pools, icda.counterfactual, icda.records; {SETTINGS}",
     "converge": f"import icda.cli.converge, icda.records, icda.selection; {SETTINGS}",
     "augment": f"import icda.cli.augment, icda.counterfactual, icda.data.encoded; {SETTINGS}",
+    "evaluate --predictions (sweep)": f"import icda.cli.evaluate, icda.candidate, icda.metrics, icda.data.document; {SETTINGS}",
+    "evaluate --model": "import icda.cli.common, icda.cli.evaluate, icda.candidate, icda.train, icda.workspace",
 }
 
 
