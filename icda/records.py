@@ -232,7 +232,7 @@ class Choice(Record):
     """``choice.json``: the candidate ``chosen`` in iteration ``iteration`` (paper Algorithm 2)
     with its scores, the loss that ranked the candidates, the previous iteration's ΔA, every
     candidate's :class:`CandidateScore` and ``reason``, why it won
-    (:func:`icda.selection.why_chosen`; None in files written before it existed). The chosen
+    (:func:`icda.selection.choose`; None in files written before it existed). The chosen
     candidate's folder (``chosen.candidate_dir``) is followed only here: :attr:`model_path`,
     :meth:`predictions`."""
 

@@ -63,9 +63,9 @@ def ranking_loss(candidate_loss: str, iteration: int, dev_loss: float, original_
 
 
 def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss: str,
-           previous_delta: float | None) -> CandidateScore:
-    """The candidate with the lowest :func:`score` under ``candidate_loss`` (:func:`why_chosen`
-    says which rule decided).
+           previous_delta: float | None) -> tuple[CandidateScore, str]:
+    """The candidate with the lowest :func:`score` under ``candidate_loss``, and why it won
+    (the ``reason`` of ``choice.json``).
 
     With ``"original_dev"`` an unimproved warm start (best epoch −1: the previous iteration's
     model, unchanged) wins only where the paper's ranking (the augmented dev loss) also puts it
@@ -82,25 +82,18 @@ def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss:
     pick = min(candidates, key=by(candidate_loss))
     if (candidate_loss == "original_dev" and pick.warm_start and pick.best_epoch == -1
             and min(candidates, key=by("augmented_dev")) is not pick):
+        passed_over = pick
         pick = min((c for c in candidates if c is not pick), key=by(candidate_loss))
-    return pick
-
-
-def why_chosen(chosen: CandidateScore, candidates: Sequence[CandidateScore]) -> str:
-    """Why :func:`choose` picked ``chosen`` among ``candidates`` (their recorded scores): the
-    lowest score, or the stop test that passed over an unimproved warm start with a lower one."""
-    lowest = min(candidates, key=lambda c: c.score)
-    if chosen is lowest or chosen.score == lowest.score:
-        return "the lowest score"
-    return (f"{lowest.name} had the lowest score but is the unimproved warm start (best epoch -1) and "
-            "the augmented dev loss ranks another candidate first (the paper's stop test fails), "
-            "so the best other candidate wins")
+        return pick, (f"{passed_over.name} had the lowest score but is the unimproved warm start (best epoch -1) "
+                      "and the augmented dev loss ranks another candidate first (the paper's stop test "
+                      "fails), so the best other candidate wins")
+    return pick, "the lowest score"
 
 
 def rechoose(choice: Choice, candidate_loss: str) -> CandidateScore:
     """The candidate ``choice`` would have chosen had ``candidate_loss`` ranked its candidates,
     from the scores it recorded (:func:`choose`; no file is read)."""
-    return choose(choice.candidates, choice.iteration, candidate_loss, choice.previous_delta_A)
+    return choose(choice.candidates, choice.iteration, candidate_loss, choice.previous_delta_A)[0]
 
 
 def select_candidate(
@@ -161,9 +154,9 @@ def select_candidate(
             degenerate=history.degenerate, best_epoch=history.best_epoch, delta_A=delta,
             score=score(loss, history.degenerate, iteration, delta, previous_delta),
         ))
-    chosen = choose(rows, iteration, candidate_loss, previous_delta)
+    chosen, reason = choose(rows, iteration, candidate_loss, previous_delta)
     return Choice(iteration=iteration, candidate_loss=candidate_loss, previous_delta_A=previous_delta,
-                  chosen=chosen, candidates=rows, reason=why_chosen(chosen, rows))
+                  chosen=chosen, candidates=rows, reason=reason)
 
 
 def select_iteration(

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> None:
     from icda.candidate import evaluate_model, evaluate_predictions
     from icda.records import EVAL_LABELS
 
-    labels = {key: getattr(args, key) for key in EVAL_LABELS if getattr(args, key) is not None}
+    labels = {key: value for key in EVAL_LABELS if (value := getattr(args, key)) is not None}
     if args.predictions is not None:  # torch is not imported
         from icda.settings import Settings
 
