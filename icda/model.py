@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from icda.settings import ModelSettings
@@ -150,6 +151,33 @@ def zero_filled_max(v: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
     return (v * z.unsqueeze(-1)).amax(dim=1)
 
 
+def encode_real_slots(encoder: nn.TransformerEncoder, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Run ``encoder`` (post-norm ``nn.TransformerEncoderLayer`` s, ``batch_first``) on the real
+    slots of x alone: the projections, feed-forward blocks and layer norms see the ``T`` real
+    sentences of the batch as one [T, D] matrix, and only the attention is laid out as [B, N].
+
+    x [B, N, D], mask [B, N] bool (True: real sentence; every row has one) → [B, N, D], zeros at
+    empty slots. At the real slots this is ``encoder(x, src_key_padding_mask=~mask)`` (the same
+    weights, the same function; a test checks outputs and gradients): what an empty slot would
+    compute is never used (its score is masked, it is never pooled), so the time it would cost is
+    saved. With sentence dropout, 40-50 % of a training batch's slots are real.
+    """
+    batch, n, d = x.shape
+    real = mask.flatten().nonzero().squeeze(1)  # [T] flat indices of the real slots
+    keep = mask[:, None, None, :]  # [B, 1, 1, N]: attend to real sentences only
+    h = x.reshape(batch * n, d)[real]  # [T, D]
+    for layer in encoder.layers:
+        attn = layer.self_attn
+        qkv = F.linear(h, attn.in_proj_weight, attn.in_proj_bias)  # [T, 3D]
+        qkv = qkv.new_zeros(batch * n, 3 * d).index_copy(0, real, qkv)
+        q, k, v = qkv.view(batch, n, 3, attn.num_heads, d // attn.num_heads).permute(2, 0, 3, 1, 4)
+        o = F.scaled_dot_product_attention(q, k, v, attn_mask=keep, dropout_p=attn.dropout if layer.training else 0.0)
+        o = attn.out_proj(o.transpose(1, 2).reshape(batch * n, d)[real])  # [T, D]
+        h = layer.norm1(h + layer.dropout1(o))
+        h = layer.norm2(h + layer.dropout2(layer.linear2(layer.dropout(layer.activation(layer.linear1(h))))))
+    return h.new_zeros(batch * n, d).index_copy(0, real, h).view(batch, n, d)
+
+
 @dataclass
 class RationaleOutput:
     """What :class:`RationaleNetwork` returns for a batch of ``B`` documents of ``N`` slots."""
@@ -215,7 +243,7 @@ class RationaleNetwork(nn.Module):
         if self.learned_positions is not None:
             x = x + self.learned_positions[: ids.shape[1]]
         if self.settings.layers:
-            x = self.transformer(x, src_key_padding_mask=~mask)
+            x = encode_real_slots(self.transformer, x, mask)
         scores = self.scorer(x).squeeze(-1)
         z = straight_through_top_k(scores, mask, self.settings.k)
         selected = z.detach() > 0.5

@@ -185,7 +185,7 @@ def train_model(
         ]
     if head_params:
         groups.append({"params": head_params})
-    optimizer = torch.optim.AdamW(groups, lr=settings.lr, weight_decay=settings.weight_decay)
+    optimizer = torch.optim.AdamW(groups, lr=settings.lr, weight_decay=settings.weight_decay, fused=True)
 
     best = None  # (dev loss, epoch, accuracy, state) among non-degenerate epochs
     fallback = None  # the same over all epochs, used only if none passes the guard
