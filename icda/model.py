@@ -8,7 +8,8 @@ Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
    ``D = d_model``; finetune mode: ``v = h``, ``D = H``);
 3. a sentence-level transformer over ``v`` with a positional encoding (``positions``:
    ``"sinusoidal"`` as in the paper, ``"learned"``, or ``"none"``: the selector then sees only
-   content, so it cannot learn a positional shortcut) → one selector score per sentence [B, N];
+   content, so it cannot learn a positional shortcut), run on the real sentences alone
+   (:func:`encode_real_slots`) → one selector score per sentence [B, N];
 4. hard top-k selection with the straight-through estimator (forward: the one-hot of the top-k
    real sentences; backward: the gradient of the softmax of the scores);
 5. a classifier on the max-pool of the selected sentences' ``v`` (``classifier_input:
