@@ -161,8 +161,14 @@ def encode_real_slots(encoder: nn.TransformerEncoder, x: torch.Tensor, mask: tor
     empty slots. At the real slots this is ``encoder(x, src_key_padding_mask=~mask)`` (the same
     weights, the same function; a test checks outputs and gradients): what an empty slot would
     compute is never used (its score is masked, it is never pooled), so the time it would cost is
-    saved. With sentence dropout, 40-50 % of a training batch's slots are real.
+    saved. With sentence dropout, 40-50 % of a training batch's slots are real. This is the
+    sentence transformer of the paper's "Network" appendix; only where it computes changes.
+
+    Raises:
+        ValueError: a layer is pre-norm (``norm_first``), which this function does not compute.
     """
+    if any(layer.norm_first for layer in encoder.layers):
+        raise ValueError("encode_real_slots computes post-norm layers only (norm_first=False)")
     batch, n, d = x.shape
     real = mask.flatten().nonzero().squeeze(1)  # [T] flat indices of the real slots
     keep = mask[:, None, None, :]  # [B, 1, 1, N]: attend to real sentences only

@@ -64,6 +64,10 @@ def test_the_transformer_on_real_slots_alone_is_the_padded_transformer():
     encoder.eval()
     with torch.no_grad():  # eval mode: nn.TransformerEncoder takes its fused fast path
         assert torch.allclose(encode_real_slots(encoder, x, mask)[mask], encoder(x, src_key_padding_mask=~mask)[mask], atol=1e-5)
+    pre_norm = torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, norm_first=True), 1, enable_nested_tensor=False)
+    with pytest.raises(ValueError, match="post-norm"):
+        encode_real_slots(pre_norm, x, mask)
 
 
 @pytest.mark.parametrize("pool_unselected", ["exclude", "zero", "linear"])
