@@ -40,7 +40,7 @@ def step_seconds(model: RationaleNetwork, data: list[torch.Tensor], labels: torc
     model.train()
     start = time.perf_counter()
     for ids in data:
-        loss = F.cross_entropy(model(ids).logits, labels[: len(ids)])
+        loss = F.cross_entropy(model(ids).logits, labels)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

@@ -161,7 +161,8 @@ def encode_real_slots(encoder: nn.TransformerEncoder, x: torch.Tensor, mask: tor
     empty slots. At the real slots this is ``encoder(x, src_key_padding_mask=~mask)`` (the same
     weights, the same function; a test checks outputs and gradients): what an empty slot would
     compute is never used (its score is masked, it is never pooled), so the time it would cost is
-    saved. With sentence dropout, 40-50 % of a training batch's slots are real. This is the
+    saved. With sentence dropout, 41 % (restaurant) to 51 % (synthetic) of a training batch's
+    slots are real. This is the
     sentence transformer of the paper's "Network" appendix; only where it computes changes.
 
     Raises:
