@@ -162,8 +162,8 @@ def encode_real_slots(encoder: nn.TransformerEncoder, x: torch.Tensor, mask: tor
     weights, the same function; a test checks outputs and gradients): what an empty slot would
     compute is never used (its score is masked, it is never pooled), so the time it would cost is
     saved. With sentence dropout, 41 % (restaurant) to 51 % (synthetic) of a training batch's
-    slots are real. This is the
-    sentence transformer of the paper's "Network" appendix; only where it computes changes.
+    slots are real. This is the sentence transformer of the paper's "Network" appendix; only where
+    it computes changes.
 
     Raises:
         ValueError: a layer is pre-norm (``norm_first``), which this function does not compute.
