@@ -81,7 +81,6 @@ rule sweep_evaluate:
         settings="results/sweep/{point}/{dataset}/settings.json",
         data=rules.prepare.output,
         predictions="results/sweep/{point}/{dataset}/seed{seed}/predictions.json",
-        history="results/sweep/{point}/{dataset}/seed{seed}/history.json",
     output:
         "results/sweep/{point}/{dataset}/seed{seed}/dev_eval.json",
     params:
@@ -98,7 +97,8 @@ rule sweep_evaluate:
 
 rule sweep_table:
     input:
-        evals=get_sweep_evals,
+        evals=get_sweep_files("dev_eval.json"),
+        histories=get_sweep_files("history.json"),  # read beside each evaluation's model
         points="results/sweep/points.json",
     output:
         table=report("results/sweep/sweep.md", caption="../report/sweep.rst", category="Tuning (dev only)"),
