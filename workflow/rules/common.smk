@@ -242,7 +242,7 @@ def get_sweep_files(name):
     """Input function: ``name`` (dev_eval.json, history.json) of every (point, dataset, seed);
     the datasets are checked only when the sweep is requested."""
     return lambda wildcards: expand(
-        "results/sweep/{point}/{dataset}/seed{seed}/" + name,
+        f"results/sweep/{{point}}/{{dataset}}/seed{{seed}}/{name}",
         point=config["sweep"]["points"], dataset=workflow_helpers.sweep_datasets(config, AVAILABLE),
         seed=config["sweep"]["seeds"],
     )
