@@ -8,7 +8,8 @@ paper: on the augmented dev set; ``candidate_loss="original_dev"``: on the origi
 previous iteration's selection; the lowest score wins (with ``"original_dev"``, an unimproved
 warm start wins only where the augmented dev loss ranks it first too: :func:`choose`). The loop
 stops when the warm start wins with its best epoch the initial evaluation (epoch −1: training did
-not improve it), or at ``max_iters``. Across runs, the final ICDA dataset is the one of the run
+not improve it), optionally when the chosen selector's rationales did not change (ΔA = 0), or at
+``max_iters``. Across runs, the final ICDA dataset is the one of the run
 whose last choice has the lowest loss on the original dev set (:func:`write_final_dataset`).
 """
 
@@ -185,13 +186,19 @@ def select_iteration(
                             None if previous is None else Choice.read(previous), dev_labels, candidate_loss)
 
 
-def convergence(choice: Choice, max_iters: int) -> Decision:
+def convergence(choice: Choice, max_iters: int, stop_unchanged: bool = False) -> Decision:
     """The stop rule: stop when the warm start won with best epoch −1 (converged) or at
-    iteration ``max_iters``."""
+    iteration ``max_iters``. With ``stop_unchanged`` (a departure, ``icda.stop_unchanged``;
+    docs/sweep/stop_unchanged.md) also when the chosen candidate of an iteration k >= 1 selects
+    the same rationales as the previous selection in every training document (ΔA = 0,
+    converged)."""
     k, chosen = choice.iteration, choice.chosen
-    converged = bool(chosen.warm_start and chosen.best_epoch == -1)
-    if converged:
+    unchanged = stop_unchanged and k >= 1 and chosen.delta_A == 0
+    converged = bool(chosen.warm_start and chosen.best_epoch == -1) or unchanged
+    if chosen.warm_start and chosen.best_epoch == -1:
         reason = "the warm start won and training did not improve it (best epoch -1)"
+    elif unchanged:
+        reason = f"the rationales did not change (ΔA = 0; {chosen.name} won)"
     elif k >= max_iters:
         reason = f"reached max_iters={max_iters} without convergence"
     else:

@@ -197,6 +197,8 @@ class IcdaSettings:
     code, about 5 % of a class). ``max_iters``: the last iteration index allowed.
     ``candidate_loss``: the loss that ranks an iteration's candidates from iteration 1 on,
     ``"augmented_dev"`` (the paper) or ``"original_dev"`` (:func:`icda.selection.select_candidate`).
+    ``stop_unchanged``: also stop when the chosen selector's rationales did not change (ΔA = 0;
+    a departure, :func:`icda.selection.convergence`).
     """
 
     pool_fraction: float = 0.10
@@ -204,6 +206,7 @@ class IcdaSettings:
     max_iters: int = 10
     dev_seed: int = 0
     candidate_loss: str = "augmented_dev"
+    stop_unchanged: bool = False
 
     def validate(self, where: str = "icda") -> None:
         if not 0 < self.pool_fraction <= 1:

@@ -1,5 +1,7 @@
 """Hand-made cases for the degeneration guard, precision, pools, ΔA, selection score and stop rule."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -134,6 +136,18 @@ def test_stop_rule():
     fresh = _choice(warm_start=False, name="seed42")
     assert not convergence(fresh, 10).stop
     assert "a fresh model won (seed42); iteration 4 follows" == convergence(fresh, 10).reason
+
+
+def test_stop_when_the_rationales_did_not_change_is_an_option():
+    """ΔA = 0 ends the loop as converged only with stop_unchanged, and never at iteration 0."""
+    same = _choice(warm_start=False, name="seed42", best_epoch=5, delta_A=0.0)
+    assert not convergence(same, 10).stop  # the paper's rule alone
+    decision = convergence(same, 10, stop_unchanged=True)
+    assert decision.stop and decision.converged
+    assert decision.reason == "the rationales did not change (ΔA = 0; seed42 won)"
+    assert not convergence(_choice(warm_start=False, name="seed42", delta_A=0.0005), 10, True).stop
+    mmi = dataclasses.replace(same, iteration=0)
+    assert not convergence(mmi, 10, True).stop  # iteration 0 has no previous selection
 
 
 def _candidate(root, name, dev_loss, dev_prob, train_positions, best_epoch=3, degenerate=False):

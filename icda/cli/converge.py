@@ -10,7 +10,7 @@ def register(sub) -> None:
     p = sub.add_parser("converge", help="the stop rule: warm start won unimproved, or icda.max_iters",
                        description=__doc__)
     p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
-    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json (icda.max_iters)")
+    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json (icda.max_iters, icda.stop_unchanged)")
     p.add_argument("--out", type=Path, required=True, help="converge.json")
     p.set_defaults(func=run)
 
@@ -20,6 +20,7 @@ def run(args: argparse.Namespace) -> None:
     from icda.selection import convergence
     from icda.settings import Settings
 
-    decision = convergence(Choice.read(args.choice), Settings.load(args.settings).icda.max_iters)
+    icda = Settings.load(args.settings).icda
+    decision = convergence(Choice.read(args.choice), icda.max_iters, icda.stop_unchanged)
     decision.write(args.out)
     print(("STOP: " if decision.stop else "CONTINUE: ") + decision.reason)
