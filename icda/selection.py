@@ -193,9 +193,10 @@ def convergence(choice: Choice, max_iters: int, stop_unchanged: bool = False) ->
     the same rationales as the previous selection in every training document (ΔA = 0,
     converged)."""
     k, chosen = choice.iteration, choice.chosen
+    unimproved = bool(chosen.warm_start and chosen.best_epoch == -1)
     unchanged = stop_unchanged and k >= 1 and chosen.delta_A == 0
-    converged = bool(chosen.warm_start and chosen.best_epoch == -1) or unchanged
-    if chosen.warm_start and chosen.best_epoch == -1:
+    converged = unimproved or unchanged
+    if unimproved:
         reason = "the warm start won and training did not improve it (best epoch -1)"
     elif unchanged:
         reason = f"the rationales did not change (ΔA = 0; {chosen.name} won)"
