@@ -7,10 +7,12 @@ from pathlib import Path
 
 
 def register(sub) -> None:
-    p = sub.add_parser("converge", help="the stop rule: warm start won unimproved, rationales unchanged (icda.stop_unchanged), or icda.max_iters",
-                       description=__doc__)
+    p = sub.add_parser("converge", description=__doc__,
+                       help="the stop rule: warm start won unimproved, rationales unchanged "
+                            "(icda.stop_unchanged), or icda.max_iters")
     p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
-    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json (icda.max_iters, icda.stop_unchanged)")
+    p.add_argument("--settings", type=Path, required=True,
+                   help="the dataset's settings.json (icda.max_iters, icda.stop_unchanged)")
     p.add_argument("--out", type=Path, required=True, help="converge.json")
     p.set_defaults(func=run)
 
