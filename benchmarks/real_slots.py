@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import torch
+import yaml
 import torch.nn.functional as F
 
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings
 from icda.train import drop_sentences, shuffle_sentences, trim
+
+#: the network of config/config.yaml; --d-model, --dff and --layers override it
+DEFAULT_MODEL = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/config.yaml").read_text())["model"]
 
 
 def batches(n: int, batch_size: int, max_sentences: int, generator: torch.Generator) -> list[torch.Tensor]:
@@ -49,17 +54,16 @@ def step_seconds(model: RationaleNetwork, data: list[torch.Tensor], labels: torc
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--d-model", type=int, default=256)  # the defaults of config/config.yaml
-    parser.add_argument("--dff", type=int, default=512)
-    parser.add_argument("--layers", type=int, default=1)
+    parser.add_argument("--d-model", type=int, default=DEFAULT_MODEL["d_model"])
+    parser.add_argument("--dff", type=int, default=DEFAULT_MODEL["dff"])
+    parser.add_argument("--layers", type=int, default=DEFAULT_MODEL["layers"])
     parser.add_argument("--max-sentences", type=int, default=16)
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the fastest is kept")
     args = parser.parse_args()
     torch.set_num_threads(1)  # as a workflow job with train_threads: 1
     generator = torch.Generator().manual_seed(0)
-    settings = ModelSettings(d_model=args.d_model, layers=args.layers, heads=4, dff=args.dff, dropout=0.1,
-                             k=1, pool_unselected="linear")
+    settings = ModelSettings(**DEFAULT_MODEL | {"d_model": args.d_model, "dff": args.dff, "layers": args.layers})
     torch.manual_seed(0)
     model = RationaleNetwork(CachedSentences(torch.randn(5000, 384)), settings, args.max_sentences)
     data = batches(args.steps, 64, args.max_sentences, generator)
