@@ -35,7 +35,7 @@ def test_dry_run_of_shipped_configs(configfile, tmp_path):
     assert "train" in out and "prepare" in out and "theory" in out
     if configfile == "config/offline.yaml":  # reads the offline copy, never the network
         assert "rule download" not in out
-        for dataset in ("restaurant", "connect", "synthetic"):
+        for dataset in ("restaurant", "connect", "synthetic", "synthetic_small"):
             assert f"results/{dataset}/data/stats.json" in out
 
 
@@ -66,7 +66,7 @@ def test_fresh_machine_dry_run_downloads_public_data_before_prepare(tmp_path):
                  if job["rule"].startswith("download_")}
     assert sorted(downloads) == sorted(public)  # none for appearance, smell, palate (not public)
     prepares = {job["output"].split("/")[1]: job for job in jobs if job["rule"] == "prepare"}
-    assert sorted(prepares) == sorted([*public, "synthetic"])
+    assert sorted(prepares) == sorted([*public, "synthetic", "synthetic_small"])
     for dataset, folder in public.items():
         files = downloads[dataset]["output"].split(", ")
         assert len(files) == 3 and all(f.startswith(f"{data}/{folder}/") for f in files)
