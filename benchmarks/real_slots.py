@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import torch
-import yaml
 import torch.nn.functional as F
+import yaml
 
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings
