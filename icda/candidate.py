@@ -98,7 +98,9 @@ def train_candidate(
     log.info("training seed %d on %d documents/epoch (%s), dev %d, device %s",
              seed, 2 * len(plan.kept) if pools is not None else len(train),
              "augmented" if pools is not None else "original", len(dev_ids), ws.device)
-    result = train_model(model, train_data, dev_ids, dev_labels, settings.train, seed, ws.device, dev_rationale)
+    keep_initial = init is None or settings.icda.stop_rule == "paper"
+    result = train_model(model, train_data, dev_ids, dev_labels, settings.train, seed, ws.device, dev_rationale,
+                         keep_initial)
     model.load_state_dict(result.state_dict)
     predictions = {}
     for name, split in (("train", train), ("dev", dev)):

@@ -187,6 +187,9 @@ class TrainSettings:
             raise ConfigError(f"{where}.sentence_dropout must lie in [0, 1), got {self.sentence_dropout}")
 
 
+STOP_RULES = ("paper", "rationales")
+
+
 @dataclass(frozen=True)
 class IcdaSettings:
     """The ICDA loop (paper Algorithm 2, section "Implementation").
@@ -207,8 +210,11 @@ class IcdaSettings:
     dev_seed: int = 0
     candidate_loss: str = "augmented_dev"
     stop_unchanged: bool = False
+    stop_rule: str = "paper"
 
     def validate(self, where: str = "icda") -> None:
+        if self.stop_rule not in STOP_RULES:
+            raise ConfigError(f"{where}.stop_rule={self.stop_rule!r}: use one of {list(STOP_RULES)}")
         if not 0 < self.pool_fraction <= 1:
             raise ConfigError(f"{where}.pool_fraction must lie in (0, 1]")
         if self.pool_base not in ("class", "kept"):

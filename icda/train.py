@@ -155,6 +155,7 @@ def train_model(
     seed: int,
     device: str = "cpu",
     dev_rationale: list | None = None,
+    keep_initial: bool = True,
 ) -> TrainResult:
     """Train with AdamW; keep the best non-degenerate dev-loss checkpoint.
 
@@ -167,6 +168,10 @@ def train_model(
         seed: seeds the batch order and shuffling (and dropout via torch's global generator).
         dev_rationale: per dev document its ground-truth positions (or None): dev precision is
             then logged per epoch, for diagnosis only.
+        keep_initial: whether epoch −1 (the weights as given, before any update) may be the kept
+            checkpoint. False for an ICDA warm start under ``icda.stop_rule: rationales``: the
+            previous model is scored on a dev set built from its own selections, so untrained it
+            often has the lowest loss (docs/sweep/stop_rule.md).
 
     Returns:
         :class:`TrainResult` with per-epoch records (epoch −1 = before training).
@@ -229,12 +234,15 @@ def train_model(
             report.max_bin_gap, report.first_bins_gap, time.perf_counter() - start,
         )
         records.append(record)
+        eligible = epoch >= 0 or keep_initial
         log.info(
             "epoch %3d  train_loss %s  dev_loss %.4f  dev_acc %.3f  dev_precision %s  %s  (%.1fs)",
             epoch, "   -  " if train_loss is None else f"{train_loss:.4f}", dev_loss, dev_acc,
             "  -  " if dev_precision is None else f"{dev_precision:.3f}",
             "DEGENERATE" if degenerate else "ok", record.seconds,
         )
+        if not eligible:
+            continue
         if not degenerate and (best is None or dev_loss < best[0]):
             best = (dev_loss, epoch, dev_acc, copy.deepcopy(model.state_dict()))
             since_best = 0
