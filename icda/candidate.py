@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -63,59 +66,131 @@ def train_candidate(
         DataError: an input file is missing or malformed (stale cache, corrupt model, ...).
         ValueError: ``pools`` without ``augmented_dev``.
     """
-    from icda.counterfactual import augmented_tensors
-    from icda.data.document import read_documents
-    from icda.io import write_json
-    from icda.train import predict, train_model
-    from icda.workspace import load_weights, open_workspace, save_model
+    from icda.workspace import open_workspace
 
     if (pools is None) != (augmented_dev is None):
         raise ValueError("train on augmented data needs both pools and augmented_dev")
     overrides = {k: v for k, v in (("objective", objective), ("comp_lambda", comp_lambda)) if v is not None}
     if overrides:
         settings = dataclasses.replace(settings, model=dataclasses.replace(settings.model, **overrides))
+    load = time.process_time()
     ws = open_workspace(settings, data_dir, embeddings)
+    data = _training_data(ws, pools, augmented_dev)
+    return _train(ws, seed, out_dir, init, data, time.process_time() - load)
+
+
+def train_candidates(
+    settings: Settings,
+    data_dir: str | Path,
+    embeddings: str | Path | None,
+    seeds: dict[str, int],
+    out_dir: str | Path,
+    warm: str | None = None,
+    init: str | Path | None = None,
+    pools: str | Path | None = None,
+    augmented_dev: str | Path | None = None,
+) -> list[History]:
+    """Train the candidates of one ICDA iteration one after another in one process (the
+    dataset is loaded once) into ``out_dir/<name>/``: the same files and, candidate by
+    candidate, the same numbers as :func:`train_candidate` (every candidate reseeds torch and
+    draws its counterfactuals from its own seed).
+
+    Args:
+        seeds: {candidate folder name: training seed}, e.g. ``{"seed42": 42, "warm": 42}``.
+        warm: the name in ``seeds`` of the warm start, which starts from ``init``.
+        other arguments: as :func:`train_candidate`.
+
+    Returns:
+        the :class:`~icda.records.History` of each candidate, in the order of ``seeds``.
+
+    Raises:
+        DataError: an input file is missing or malformed.
+        ValueError: ``warm`` is not in ``seeds`` or comes without ``init``; ``pools`` without
+            ``augmented_dev``.
+    """
+    from icda.workspace import open_workspace
+
+    if (warm is None) != (init is None) or (warm is not None and warm not in seeds):
+        raise ValueError(f"the warm start {warm!r} needs init and must be one of {list(seeds)}")
+    if (pools is None) != (augmented_dev is None):
+        raise ValueError("train on augmented data needs both pools and augmented_dev")
+    load = time.process_time()
+    ws = open_workspace(settings, data_dir, embeddings)
+    data = _training_data(ws, pools, augmented_dev)
+    load = time.process_time() - load
+    return [_train(ws, seed, Path(out_dir) / name, init if name == warm else None, data, load if i == 0 else 0.0)
+            for i, (name, seed) in enumerate(seeds.items())]
+
+
+@dataclass
+class _TrainingData:
+    """What a candidate trains and selects epochs on: the original splits, the iteration's
+    augmentation plan (None: MMI/COMP on the original data) from ``pools``, and the dev set of
+    epoch selection (ids [D, N], labels [D], per-document ground truth or None)."""
+
+    train: Any
+    dev: Any
+    plan: Any
+    pools: str | Path | None
+    dev_ids: Any
+    dev_labels: Any
+    dev_rationale: list | None
+
+
+def _training_data(ws, pools: str | Path | None, augmented_dev: str | Path | None) -> _TrainingData:
+    from icda.data.document import read_documents
+
+    train, dev = ws.split("train"), ws.split("dev")
+    if pools is not None:
+        aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
+        return _TrainingData(train, dev, Pools.read(pools).train.plan, pools, aug_dev.ids, aug_dev.labels, None)
+    rationale = [d.rationale for d in dev.documents]
+    return _TrainingData(train, dev, None, None, dev.ids, dev.labels,
+                         None if all(r is None for r in rationale) else rationale)
+
+
+def _train(ws, seed: int, out_dir: str | Path, init: str | Path | None, data: _TrainingData,
+           load_cpu: float) -> History:
+    """Train one candidate on a loaded workspace and write its files (:func:`train_candidate`);
+    ``load_cpu``: CPU seconds the job spent loading ``ws`` and ``data``, recorded in its history."""
+    from icda.counterfactual import augmented_tensors
+    from icda.train import predict, train_model
+    from icda.workspace import load_weights, save_model
+
+    settings, train, plan = ws.settings, data.train, data.plan
     model = ws.network(seed)
     if init is not None:
         load_weights(model, init_model_path(init))
-    train, dev = ws.split("train"), ws.split("dev")
-    if pools is not None:
-        plan = Pools.read(pools).train.plan
-        aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
-        dev_ids, dev_labels, dev_rationale = aug_dev.ids, aug_dev.labels, None
 
-        def train_data(epoch: int):
-            return augmented_tensors(train, plan, np.random.default_rng([seed, epoch]))
-    else:
-        dev_ids, dev_labels = dev.ids, dev.labels
-        dev_rationale = [d.rationale for d in dev.documents]
-        if all(r is None for r in dev_rationale):
-            dev_rationale = None
-
-        def train_data(epoch: int):
+    def train_data(epoch: int):
+        if plan is None:
             return train.ids, train.labels
+        return augmented_tensors(train, plan, np.random.default_rng([seed, epoch]))
 
     log.info("training seed %d on %d documents/epoch (%s), dev %d, device %s",
-             seed, 2 * len(plan.kept) if pools is not None else len(train),
-             "augmented" if pools is not None else "original", len(dev_ids), ws.device)
+             seed, 2 * len(plan.kept) if plan is not None else len(train),
+             "augmented" if plan is not None else "original", len(data.dev_ids), ws.device)
     keep_initial = init is None or settings.icda.stop_rule == "paper"
-    result = train_model(model, train_data, dev_ids, dev_labels, settings.train, seed, ws.device, dev_rationale,
-                         keep_initial)
+    result = train_model(model, train_data, data.dev_ids, data.dev_labels, settings.train, seed, ws.device,
+                         data.dev_rationale, keep_initial)
+    predict_start = time.process_time()
     model.load_state_dict(result.state_dict)
     predictions = {}
-    for name, split in (("train", train), ("dev", dev)):
+    for name, split in (("train", train), ("dev", data.dev)):
         pred = predict(model, split.ids, device=ws.device)
         predictions[name] = {"prob_positive": pred.prob_positive.round(6).tolist(), "positions": pred.positions}
     history = History.from_json(result.to_json() | {
         "seed": seed,
         "init": None if init is None else str(init),
-        "augmented": None if pools is None else str(pools),
+        "augmented": None if data.pools is None else str(data.pools),
         "objective": settings.model.objective,
         "comp_lambda": settings.model.comp_lambda,
     })
     out_dir = Path(out_dir)
     save_model(model, out_dir / MODEL_FILE, result.state_dict)
     Predictions.from_json(predictions).write(out_dir / PREDICTIONS_FILE)
+    history = dataclasses.replace(history, cpu_seconds={"load": round(load_cpu, 3),
+                                                        "predictions": round(time.process_time() - predict_start, 3)})
     history.write(out_dir / HISTORY_FILE)
     log.info("best epoch %d, dev loss %.4f, dev accuracy %.3f%s", result.best_epoch, result.dev_loss,
              result.dev_accuracy, " (DEGENERATE)" if result.degenerate else "")

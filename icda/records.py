@@ -145,7 +145,10 @@ class History(Record):
     the kept epoch (``best_epoch``; −1 = the initial evaluation), its dev loss (nats) and
     accuracy, whether every epoch was degenerate, one dict per epoch
     (:class:`icda.train.EpochRecord`), the mean seconds per trained epoch, and how it was
-    trained (seed, warm-start file, pools file, objective, COMP λ)."""
+    trained (seed, warm-start file, pools file, objective, COMP λ); ``cpu_seconds``: the CPU
+    time of the training process spent on this model outside its epochs, ``{"load": reading
+    the data and embeddings (the job's, on its first model), "predictions": the final
+    predictions and files}`` (None in files written before it existed)."""
 
     WHAT: ClassVar[str] = "a training history"
     COMMAND: ClassVar[str] = "train"
@@ -161,6 +164,7 @@ class History(Record):
     augmented: str | None = None
     objective: str = "mmi"
     comp_lambda: float = 1.0
+    cpu_seconds: dict | None = None
 
     @property
     def epochs_trained(self) -> int:
@@ -225,6 +229,7 @@ class CandidateScore(Record):
     best_epoch: int
     delta_A: float | None
     score: float
+    original_dev_accuracy: float | None = None
 
 
 @dataclass(frozen=True)
@@ -327,7 +332,10 @@ class Pools(Record):
 @dataclass(frozen=True)
 class Decision(Record):
     """``converge.json``: whether the ICDA loop stops after iteration ``iteration``
-    (:func:`icda.selection.convergence`), whether that is convergence, and why."""
+    (:func:`icda.selection.convergence`), whether that is convergence, and why; ``signals``: per
+    iteration 0 … ``iteration`` what the stop rule reads (:class:`icda.selection.Signals` as
+    dicts); when it stops, ``final_iteration``: the iteration taken as ICDA (its selector and
+    augmented dataset), and ``final_reason``, why."""
 
     WHAT: ClassVar[str] = "a stop decision"
     COMMAND: ClassVar[str] = "converge"
@@ -335,6 +343,9 @@ class Decision(Record):
     stop: bool
     converged: bool
     reason: str
+    signals: list = field(default_factory=list)
+    final_iteration: int | None = None
+    final_reason: str | None = None
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -429,7 +440,8 @@ class Evaluation(Record):
 @dataclass(frozen=True)
 class RunSummary(Record):
     """``summary.json`` of one ICDA run: its iterations, per iteration the test precision, α,
-    accuracy and stop reason, and why the loop stopped."""
+    accuracy and stop reason, why the loop stopped, and which iteration is ICDA
+    (``final_iteration``; None in files written before it existed: the last) and why."""
 
     WHAT: ClassVar[str] = "a run summary"
     COMMAND: ClassVar[str] = "converge"
@@ -439,3 +451,10 @@ class RunSummary(Record):
     converged: bool
     reason: str
     per_iteration: list
+    final_iteration: int | None = None
+    final_reason: str | None = None
+
+    @property
+    def icda_iteration(self) -> int:
+        """The iteration taken as ICDA: ``final_iteration``, or the last one."""
+        return self.iterations - 1 if self.final_iteration is None else self.final_iteration

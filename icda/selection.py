@@ -15,18 +15,20 @@ whose last choice has the lowest loss on the original dev set (:func:`write_fina
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from icda.errors import ConfigError
 from icda.records import HISTORY_FILE, PREDICTIONS_FILE, CandidateScore, Choice, Decision, History, Predictions
+from icda.settings import CANDIDATE_LOSSES, FINAL_CHOICES, IcdaSettings
 
 log = logging.getLogger(__name__)
 
 PENALTY = 1e10
-CANDIDATE_LOSSES = ("augmented_dev", "original_dev")
 
 
 def cross_entropy(prob_positive: Sequence[float], labels: Sequence[int]) -> float:
@@ -115,9 +117,9 @@ def select_candidate(
         train_labels: [N] labels of the original training documents (for ΔA).
         warm_start: the warm-started candidate's folder (k >= 1), also scored.
         previous: the previous iteration's choice (k >= 1), for ΔA.
-        dev_labels: [D] labels of the original dev documents: each candidate's loss on them
-            (nats) is recorded (``original_dev_loss``), and scores it when ``candidate_loss`` is
-            ``"original_dev"``.
+        dev_labels: [D] labels of the original dev documents: each candidate's loss (nats) and
+            accuracy on them are recorded (``original_dev_loss``, ``original_dev_accuracy``), and
+            the loss scores it when ``candidate_loss`` is ``"original_dev"``.
         candidate_loss: the loss in the score from iteration 1 on: ``"augmented_dev"`` (the
             paper: the dev loss training recorded, on the iteration's augmented dev set) or
             ``"original_dev"`` (a departure: the candidate's loss on the original dev set).
@@ -147,13 +149,17 @@ def select_candidate(
         delta = None
         if prev_sets is not None:
             delta = delta_a(rationale_sets(train_labels, predictions.train.positions), prev_sets)
-        original = None if dev_labels is None else cross_entropy(predictions.dev.prob_positive, dev_labels)
+        original = accuracy = None
+        if dev_labels is not None:
+            original = cross_entropy(predictions.dev.prob_positive, dev_labels)
+            accuracy = sum((p > 0.5) == (y == 1) for p, y in zip(predictions.dev.prob_positive, dev_labels)) / len(dev_labels)
         loss = ranking_loss(candidate_loss, iteration, history.dev_loss, original)
         rows.append(CandidateScore(
             name=directory.name, candidate_dir=str(directory), warm_start=is_warm, seed=history.seed,
             dev_loss=history.dev_loss, original_dev_loss=original, dev_accuracy=history.dev_accuracy,
             degenerate=history.degenerate, best_epoch=history.best_epoch, delta_A=delta,
             score=score(loss, history.degenerate, iteration, delta, previous_delta),
+            original_dev_accuracy=accuracy,
         ))
     chosen, reason = choose(rows, iteration, candidate_loss, previous_delta)
     return Choice(iteration=iteration, candidate_loss=candidate_loss, previous_delta_A=previous_delta,
@@ -186,26 +192,108 @@ def select_iteration(
                             None if previous is None else Choice.read(previous), dev_labels, candidate_loss)
 
 
-def convergence(choice: Choice, max_iters: int, stop_unchanged: bool = False) -> Decision:
-    """The stop rule: stop when the warm start won with best epoch −1 (converged) or at
-    iteration ``max_iters``. With ``stop_unchanged`` (a departure, ``icda.stop_unchanged``;
-    docs/sweep/stop_unchanged.md) also when the chosen candidate of an iteration k >= 1 selects
-    the same rationales as the previous selection in every training document (ΔA = 0,
-    converged)."""
+@dataclass(frozen=True)
+class Signals:
+    """What the stop rule and the final choice read of iteration ``iteration``, none of it ground
+    truth: the chosen selector's ΔA (None at iteration 0) and its cross-entropy (nats) and
+    accuracy (fraction) on the original dev set (None where ``choice.json`` lacks them)."""
+
+    iteration: int
+    delta_A: float | None
+    original_dev_loss: float | None
+    original_dev_accuracy: float | None
+
+    @classmethod
+    def of(cls, choice: Choice) -> "Signals":
+        c = choice.chosen
+        return cls(choice.iteration, c.delta_A, c.original_dev_loss, c.original_dev_accuracy)
+
+
+def stalled(signals: Sequence[Signals], patience: int) -> bool:
+    """Whether the original dev loss of iterations >= 1 has reached no new minimum in the last
+    ``patience`` iterations (False while fewer than ``patience + 1`` of them exist)."""
+    losses = [s.original_dev_loss for s in signals if s.iteration >= 1 and s.original_dev_loss is not None]
+    if len(losses) <= patience:
+        return False
+    return min(losses[-patience:]) >= min(losses[:-patience])
+
+
+def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int, str]:
+    """The iteration (>= 1) whose selector and augmented dataset are "ICDA", and why.
+
+    ``final_choice``: ``"last"``; ``"original_dev_loss"``, the lowest loss on the original dev
+    set; ``"original_dev_accuracy"``, the highest accuracy there (ties: the later iteration).
+    Iteration 0 (MMI, fitted to the original data with its spurious cue) is never taken, except
+    in a loop that ran no further.
+
+    Raises:
+        ValueError: ``final_choice`` is unknown.
+    """
+    if final_choice not in FINAL_CHOICES:
+        raise ValueError(f"final_choice={final_choice!r}: use one of {FINAL_CHOICES}")
+    last = signals[-1].iteration
+    eligible = [s for s in signals if s.iteration >= 1]
+    if final_choice == "last" or not eligible:
+        return last, "the last iteration"
+    field_name = final_choice
+    measured = [s for s in eligible if getattr(s, field_name) is not None]
+    if not measured:
+        return last, f"the last iteration (no {field_name} recorded)"
+    sign = 1 if final_choice == "original_dev_loss" else -1
+    best = min(reversed(measured), key=lambda s: sign * getattr(s, field_name))
+    word = "lowest" if sign == 1 else "highest"
+    return best.iteration, (f"the {word} {field_name.replace('_', ' ')} of iterations 1-{last} "
+                            f"({getattr(best, field_name):.4f})")
+
+
+def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = None) -> Decision:
+    """The stop rule after iteration k = ``choice.iteration`` (paper Algorithm 2; departures
+    ``icda.stop_rule: rationales``, ``icda.stop_unchanged``; docs/sweep/stop_rule.md).
+
+    Both rules stop at ``icda.max_iters`` and, with ``stop_unchanged``, when the chosen selector
+    of an iteration k >= 1 picks the same rationales as the previous one (ΔA = 0, converged).
+    ``"paper"`` also stops when the warm start won with its best epoch the initial evaluation
+    (epoch −1: training did not improve it); the last iteration is ICDA. ``"rationales"`` (the
+    warm start always trains) also stops when ΔA < ``stop_delta_a`` or when the original dev loss
+    reached no new minimum for ``stop_patience`` iterations; ICDA is the iteration
+    :func:`final_iteration` takes under ``final_choice``.
+
+    Args:
+        previous: the decision of iteration k − 1 (its ``signals`` carry the run's history);
+            None at k = 0.
+
+    Raises:
+        ValueError: k >= 1 without ``previous``, or ``previous`` is not iteration k − 1.
+    """
     k, chosen = choice.iteration, choice.chosen
-    unimproved = bool(chosen.warm_start and chosen.best_epoch == -1)
-    unchanged = stop_unchanged and k >= 1 and chosen.delta_A == 0
-    converged = unimproved or unchanged
+    if k >= 1 and (previous is None or previous.iteration != k - 1):
+        raise ValueError(f"iteration {k}: the stop rule needs the decision of iteration {k - 1}")
+    signals = ([] if previous is None else [Signals(**s) for s in previous.signals]) + [Signals.of(choice)]
+    unimproved = icda.stop_rule == "paper" and bool(chosen.warm_start and chosen.best_epoch == -1)
+    unchanged = icda.stop_unchanged and k >= 1 and chosen.delta_A == 0
+    settled = (icda.stop_rule == "rationales" and k >= 1 and chosen.delta_A is not None
+               and chosen.delta_A < icda.stop_delta_a)
+    flat = icda.stop_rule == "rationales" and icda.stop_patience is not None and stalled(signals, icda.stop_patience)
     if unimproved:
         reason = "the warm start won and training did not improve it (best epoch -1)"
     elif unchanged:
         reason = f"the rationales did not change (ΔA = 0; {chosen.name} won)"
-    elif k >= max_iters:
-        reason = f"reached max_iters={max_iters} without convergence"
+    elif settled:
+        reason = f"the rationales settled (ΔA = {chosen.delta_A:.4f} < stop_delta_a = {icda.stop_delta_a})"
+    elif flat:
+        reason = (f"the original dev loss reached no new minimum in {icda.stop_patience} iteration(s) "
+                  "(stop_patience)")
+    elif k >= icda.max_iters:
+        reason = f"reached max_iters={icda.max_iters} without convergence"
     else:
         reason = ("the warm start won but training improved it" if chosen.warm_start
                   else f"a fresh model won ({chosen.name})") + f"; iteration {k + 1} follows"
-    return Decision(iteration=k, stop=converged or k >= max_iters, converged=converged, reason=reason)
+    converged = unimproved or unchanged or settled or flat
+    stop = converged or k >= icda.max_iters
+    final = final_iteration(signals, "last" if icda.stop_rule == "paper" else icda.final_choice) if stop else None
+    return Decision(iteration=k, stop=stop, converged=converged, reason=reason,
+                    signals=[dataclasses.asdict(s) for s in signals],
+                    final_iteration=None if final is None else final[0], final_reason=None if final is None else final[1])
 
 
 def original_dev_loss(choice: Choice, dev_labels: Sequence[int]) -> float:

@@ -187,7 +187,12 @@ class TrainSettings:
             raise ConfigError(f"{where}.sentence_dropout must lie in [0, 1), got {self.sentence_dropout}")
 
 
+#: the loss that ranks an iteration's candidates from iteration 1 on (``icda.candidate_loss``)
+CANDIDATE_LOSSES = ("augmented_dev", "original_dev")
+#: ``icda.stop_rule`` (:func:`icda.selection.convergence`)
 STOP_RULES = ("paper", "rationales")
+#: ``icda.final_choice``: which iteration is ICDA (:func:`icda.selection.final_iteration`)
+FINAL_CHOICES = ("last", "original_dev_loss", "original_dev_accuracy")
 
 
 @dataclass(frozen=True)
@@ -201,7 +206,11 @@ class IcdaSettings:
     ``candidate_loss``: the loss that ranks an iteration's candidates from iteration 1 on,
     ``"augmented_dev"`` (the paper) or ``"original_dev"`` (:func:`icda.selection.select_candidate`).
     ``stop_unchanged``: also stop when the chosen selector's rationales did not change (ΔA = 0;
-    a departure, :func:`icda.selection.convergence`).
+    a departure, :func:`icda.selection.convergence`). ``stop_rule``: ``"paper"`` (stop when the
+    unimproved warm start wins; the last iteration is ICDA) or ``"rationales"`` (the warm start
+    always trains; stop when ΔA < ``stop_delta_a`` or the original dev loss reached no new minimum
+    for ``stop_patience`` iterations; ICDA is the iteration ``final_choice`` takes; a departure,
+    docs/sweep/stop_rule.md).
     """
 
     pool_fraction: float = 0.10
@@ -211,16 +220,22 @@ class IcdaSettings:
     candidate_loss: str = "augmented_dev"
     stop_unchanged: bool = False
     stop_rule: str = "paper"
+    stop_delta_a: float = 0.0
+    stop_patience: int | None = None
+    final_choice: str = "last"
 
     def validate(self, where: str = "icda") -> None:
-        if self.stop_rule not in STOP_RULES:
-            raise ConfigError(f"{where}.stop_rule={self.stop_rule!r}: use one of {list(STOP_RULES)}")
+        for name, allowed in (("stop_rule", STOP_RULES), ("final_choice", FINAL_CHOICES)):
+            if getattr(self, name) not in allowed:
+                raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
+        if not 0 <= self.stop_delta_a <= 1:
+            raise ConfigError(f"{where}.stop_delta_a must lie in [0, 1], got {self.stop_delta_a}")
+        if self.stop_patience is not None and self.stop_patience < 1:
+            raise ConfigError(f"{where}.stop_patience must be >= 1 or null, got {self.stop_patience}")
         if not 0 < self.pool_fraction <= 1:
             raise ConfigError(f"{where}.pool_fraction must lie in (0, 1]")
         if self.pool_base not in ("class", "kept"):
             raise ConfigError(f"{where}.pool_base={self.pool_base!r}: use 'class' or 'kept'")
-        from icda.selection import CANDIDATE_LOSSES
-
         if self.candidate_loss not in CANDIDATE_LOSSES:
             raise ConfigError(f"{where}.candidate_loss={self.candidate_loss!r}: use one of {list(CANDIDATE_LOSSES)}")
         if self.max_iters < 1:

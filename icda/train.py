@@ -94,7 +94,9 @@ class EpochRecord:
     degenerate: bool
     max_bin_gap: float
     first_bins_gap: float
-    seconds: float
+    seconds: float  #: wall time of the epoch, its dev evaluation included
+    cpu_seconds: float = 0.0  #: CPU time of this process in the epoch, its dev evaluation included
+    eval_cpu_seconds: float = 0.0  #: of which the dev evaluation (benchmarks/time_split.py)
 
 
 @dataclass
@@ -197,7 +199,7 @@ def train_model(
     since_best = 0
     records = []
     for epoch in range(-1, settings.max_epochs):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         train_loss = None
         if epoch >= 0:
             model.train()
@@ -226,12 +228,15 @@ def train_model(
                 optimizer.step()
                 total += main.item() * len(idx)
             train_loss = total / max(len(ids), 1)
+        eval_start = time.process_time()
         dev_loss, dev_acc, dev_precision, report = evaluate_dev(
             model, dev_ids, dev_labels, settings, device, dev_rationale)
+        eval_cpu = time.process_time() - eval_start
         degenerate = report.degenerate and settings.degeneration_guard
         record = EpochRecord(
             epoch, train_loss, dev_loss, dev_acc, dev_precision, degenerate,
             report.max_bin_gap, report.first_bins_gap, time.perf_counter() - start,
+            time.process_time() - cpu_start, eval_cpu,
         )
         records.append(record)
         eligible = epoch >= 0 or keep_initial

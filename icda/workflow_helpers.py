@@ -243,7 +243,8 @@ def write_params(value: Any, out: str, log: str) -> None:
 
 def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str, log: str) -> dict:
     """One run's iteration record (:class:`icda.records.RunSummary`): per iteration the stop
-    decision and the test precision (overall and per gold class)."""
+    decision and the test precision (overall and per gold class), and the iteration taken as
+    ICDA (the last decision's ``final_iteration``)."""
     from icda.records import Decision, Evaluation, RunSummary
 
     iterations = []
@@ -254,9 +255,11 @@ def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations:
                            "reason": d.reason})
     last = Decision.read(decisions[-1])
     summary = RunSummary(dataset=dataset, run=int(run), iterations=len(iterations), converged=last.converged,
-                         reason=last.reason, per_iteration=iterations)
+                         reason=last.reason, per_iteration=iterations, final_iteration=last.final_iteration,
+                         final_reason=last.final_reason)
     summary.write(out)
-    _log(log, f"{dataset} run {run}: {len(iterations)} iterations; {last.reason}")
+    _log(log, f"{dataset} run {run}: {len(iterations)} iterations; {last.reason}; ICDA is iteration "
+              f"{summary.icda_iteration} ({last.final_reason})")
     return summary.to_json()
 
 

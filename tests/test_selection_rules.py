@@ -126,28 +126,94 @@ def _choice(**fields):
                   chosen=CandidateScore(**(base | fields)))
 
 
+def _stop(choice, previous="auto", **icda):
+    """convergence() of ``choice`` under IcdaSettings(**icda), after a previous decision that
+    recorded no signals (``previous="auto"``)."""
+    from icda.records import Decision
+    from icda.settings import IcdaSettings
+
+    if previous == "auto":
+        previous = Decision(iteration=choice.iteration - 1, stop=False, converged=False, reason="")
+    return convergence(choice, IcdaSettings(**icda), previous)
+
+
 def test_stop_rule():
     sel = _choice()
-    assert convergence(sel, 10).converged and convergence(sel, 10).stop
+    assert _stop(sel).converged and _stop(sel).stop
+    assert _stop(sel).final_iteration == 3  # the paper's rule takes the last iteration
     improved = _choice(best_epoch=2)
-    assert not convergence(improved, 10).stop
-    assert convergence(improved, 3).to_json() == {"iteration": 3, "stop": True, "converged": False,
-                                                  "reason": "reached max_iters=3 without convergence"}
+    assert not _stop(improved).stop and _stop(improved).final_iteration is None
+    capped = _stop(improved, max_iters=3)
+    assert (capped.stop, capped.converged, capped.reason) == (True, False, "reached max_iters=3 without convergence")
     fresh = _choice(warm_start=False, name="seed42")
-    assert not convergence(fresh, 10).stop
-    assert "a fresh model won (seed42); iteration 4 follows" == convergence(fresh, 10).reason
+    assert not _stop(fresh).stop
+    assert "a fresh model won (seed42); iteration 4 follows" == _stop(fresh).reason
+    with pytest.raises(ValueError, match="needs the decision of iteration 2"):
+        _stop(fresh, previous=None)
 
 
 def test_stop_when_the_rationales_did_not_change_is_an_option():
     """ΔA = 0 ends the loop as converged only with stop_unchanged, and never at iteration 0."""
     same = _choice(warm_start=False, name="seed42", best_epoch=5, delta_A=0.0)
-    assert not convergence(same, 10).stop  # the paper's rule alone
-    decision = convergence(same, 10, stop_unchanged=True)
+    assert not _stop(same).stop  # the paper's rule alone
+    decision = _stop(same, stop_unchanged=True)
     assert decision.stop and decision.converged
     assert decision.reason == "the rationales did not change (ΔA = 0; seed42 won)"
-    assert not convergence(_choice(warm_start=False, name="seed42", delta_A=0.0005), 10, True).stop
+    assert not _stop(_choice(warm_start=False, name="seed42", delta_A=0.0005), stop_unchanged=True).stop
     mmi = dataclasses.replace(same, iteration=0)
-    assert not convergence(mmi, 10, True).stop  # iteration 0 has no previous selection
+    assert not _stop(mmi, previous=None, stop_unchanged=True).stop  # iteration 0 has no previous selection
+
+
+def _trajectory(losses, deltas, accuracies, **icda):
+    """Replay the stop rule over iterations 0, 1, ... with the chosen selector's original dev
+    loss, ΔA and accuracy given per iteration; the decisions up to the first stop."""
+    from icda.records import CandidateScore, Choice
+    from icda.settings import IcdaSettings
+
+    settings = IcdaSettings(stop_rule="rationales", **icda)
+    decisions, previous = [], None
+    for k, (loss, delta, acc) in enumerate(zip(losses, deltas, accuracies)):
+        chosen = CandidateScore(name="seed1", candidate_dir="x", warm_start=False, seed=1, dev_loss=0.1,
+                                original_dev_loss=loss, dev_accuracy=0.9, degenerate=False, best_epoch=-1 if k else 2,
+                                delta_A=delta, score=0.1, original_dev_accuracy=acc)
+        previous = convergence(Choice(iteration=k, candidate_loss="original_dev", previous_delta_A=None,
+                                      chosen=chosen), settings, previous)
+        decisions.append(previous)
+        if previous.stop:
+            break
+    return decisions
+
+
+def test_rationales_rule_never_stops_on_an_unimproved_warm_start():
+    """Under stop_rule rationales a best epoch of −1 is no stop (the warm start must train)."""
+    decisions = _trajectory([0.3, 0.5, 0.45, 0.4], [None, 0.3, 0.2, 0.1], [0.9, 0.8, 0.8, 0.8], max_iters=3)
+    assert [d.stop for d in decisions] == [False, False, False, True]
+    assert decisions[-1].reason == "reached max_iters=3 without convergence"
+    assert decisions[-1].final_iteration == 3 and decisions[-1].final_reason == "the last iteration"
+    assert [s["original_dev_loss"] for s in decisions[-1].signals] == [0.3, 0.5, 0.45, 0.4]
+
+
+def test_rationales_rule_stops_when_delta_a_settles_or_the_loss_stalls():
+    deltas = [None, 0.3, 0.12, 0.04, 0.01]
+    settled = _trajectory([0.3, 0.5, 0.4, 0.45, 0.46], deltas, [0.9] * 5, stop_delta_a=0.05)
+    assert len(settled) == 4 and settled[-1].converged
+    assert settled[-1].reason == "the rationales settled (ΔA = 0.0400 < stop_delta_a = 0.05)"
+    # losses of iterations >= 1: 0.5, 0.4 (new minimum), 0.45, 0.46 -> no new minimum for 2 iterations
+    stalled = _trajectory([0.3, 0.5, 0.4, 0.45, 0.46], deltas, [0.9] * 5, stop_patience=2)
+    assert len(stalled) == 5 and stalled[-1].converged
+    assert stalled[-1].reason == "the original dev loss reached no new minimum in 2 iteration(s) (stop_patience)"
+    assert not _trajectory([0.3, 0.5, 0.4, 0.35, 0.3], deltas, [0.9] * 5, stop_patience=2, max_iters=10)[-1].stop
+
+
+def test_final_choice_never_takes_mmi_and_breaks_ties_late():
+    """ICDA is an iteration >= 1 even where MMI has the lowest original dev loss; ties go to
+    the later iteration."""
+    losses, accs = [0.1, 0.5, 0.3, 0.4], [0.95, 0.8, 0.85, 0.85]
+    by_loss = _trajectory(losses, [None, 0.3, 0.2, 0.1], accs, max_iters=3, final_choice="original_dev_loss")[-1]
+    assert by_loss.final_iteration == 2
+    assert by_loss.final_reason == "the lowest original dev loss of iterations 1-3 (0.3000)"
+    by_acc = _trajectory(losses, [None, 0.3, 0.2, 0.1], accs, max_iters=3, final_choice="original_dev_accuracy")[-1]
+    assert by_acc.final_iteration == 3
 
 
 def _candidate(root, name, dev_loss, dev_prob, train_positions, best_epoch=3, degenerate=False):
@@ -199,14 +265,14 @@ def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tm
     unimproved = _candidate(tmp_path, "warm", 0.10, [0.9, 0.1], sel, best_epoch=-1)
     previous = _choice(candidate_dir=str(_candidate(tmp_path, "prev", 0.1, [0.9, 0.1], sel)))
     choice = select_candidate(1, [fresh], train_labels, unimproved, previous, dev_labels, "original_dev")
-    assert choice.chosen.name == "seed1" and not convergence(choice, 10).stop
+    assert choice.chosen.name == "seed1" and not _stop(choice).stop
     assert {c.name: c.score for c in choice.candidates}["warm"] < choice.chosen.score
     assert choice.reason.startswith("warm had the lowest score") and "stop test fails" in choice.reason
     assert rechoose(choice, "original_dev").name == "seed1"
 
     worse = _candidate(tmp_path, "seed2", 0.12, [0.7, 0.3], sel)
     choice = select_candidate(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
-    assert choice.chosen.name == "warm" and convergence(choice, 10).converged
+    assert choice.chosen.name == "warm" and _stop(choice).converged
     assert choice.reason == "the lowest score"
     improved = _candidate(tmp_path, "warm2", 0.10, [0.9, 0.1], sel, best_epoch=2)
     assert select_candidate(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"

@@ -228,3 +228,42 @@ def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_
     assert from_file.to_json() == from_model.to_json()
     with pytest.raises(ConfigError, match="not test"):
         evaluate_predictions(settings, tmp_path, out / "predictions.json", "test", labels)
+
+
+def test_an_iterations_candidates_trained_in_one_process_equal_separate_jobs(tmp_path, tiny_encoder_settings):
+    """``train --candidates`` trains an iteration's candidates one after another in one process
+    (the dataset is loaded once); each candidate's files hold exactly the numbers of its own
+    ``train --seed`` job, the warm start's too (here in finetune mode, where the candidates share
+    the token encoder module, which each one resets to its pretrained weights)."""
+    import dataclasses
+    import json
+
+    from icda.candidate import train_candidate, train_candidates
+    from icda.data.document import write_documents
+    from icda.settings import Settings
+
+    splits = generate_synthetic(40, 24, 8, seed=3, min_sentences=4, max_sentences=8)
+    for name, docs in splits.items():
+        write_documents(docs, tmp_path / f"{name}.jsonl")
+    settings = Settings.from_dict({
+        "encoder": dataclasses.replace(tiny_encoder_settings, max_sentences=8).to_dict(),
+        "model": {"d_model": 16, "layers": 1, "heads": 2, "dff": 32, "finetune": True, "dropout": 0.1},
+        "train": {"lr": 1e-2, "encoder_lr": 1e-2, "batch_size": 8, "max_epochs": 2, "patience": 2,
+                  "sentence_dropout": 0.5, "shuffle_sentences": True},
+        "device": "cpu",
+    })
+    init = tmp_path / "init"
+    train_candidate(settings, tmp_path, None, 7, init)
+    seeds = {"seed1": 1, "seed2": 2, "warm": 1}
+    train_candidates(settings, tmp_path, None, seeds, tmp_path / "together", warm="warm", init=init / "model.pt")
+    for name, seed in seeds.items():
+        alone = tmp_path / "alone" / name
+        train_candidate(settings, tmp_path, None, seed, alone, init=init / "model.pt" if name == "warm" else None)
+        together = tmp_path / "together" / name
+        assert (together / "predictions.json").read_text() == (alone / "predictions.json").read_text(), name
+        strip = lambda h: {k: v for k, v in h.items() if k not in ("epochs", "seconds_per_epoch", "cpu_seconds")}
+        h1, h2 = (json.loads((d / "history.json").read_text()) for d in (together, alone))
+        assert strip(h1) == strip(h2) and [e["dev_loss"] for e in h1["epochs"]] == [e["dev_loss"] for e in h2["epochs"]]
+    assert json.loads((tmp_path / "together/warm/history.json").read_text())["init"] == str(init / "model.pt")
+    with pytest.raises(ValueError, match="needs init"):
+        train_candidates(settings, tmp_path, None, seeds, tmp_path / "x", warm="warm")

@@ -126,7 +126,9 @@ def test_tiny_end_to_end_run(tmp_path):
     test_ids = [json.loads(line)["id"] for line in (results / "synthetic/data/test.jsonl").open()]
     assert [d["id"] for d in data["documents"]] == test_ids
     run, = data["runs"]
-    last = summary["iterations"] - 1
+    last = summary["final_iteration"]  # the iteration the stop rule took as ICDA
+    assert 1 <= last <= summary["iterations"] - 1 and summary["final_reason"]
+    assert run["icda_iteration"] == last
     truth = [set(json.loads(line)["rationale"]) for line in (results / "synthetic/data/test.jsonl").open()]
     for key, k in (("mmi", 0), ("icda", last)):
         evaluation = json.loads((results / f"synthetic/run1/iter{k}/eval.json").read_text())
@@ -142,13 +144,13 @@ def test_tiny_end_to_end_run(tmp_path):
     # importing torch (its import is most of a short job's cost: benchmarks/job_startup.py)
     it1, check = "results/synthetic/run1/iter1", tmp_path / "check"
     commands = [
-        ["select", "--iteration", "1", "--candidates", f"{it1}/seed42", f"{it1}/seed43",
-         "--warm-start", f"{it1}/warm", "--previous", "results/synthetic/run1/iter0/choice.json",
+        ["select", "--iteration", "1", "--candidates", f"{it1}/candidates/seed42", f"{it1}/candidates/seed43",
+         "--warm-start", f"{it1}/candidates/warm", "--previous", "results/synthetic/run1/iter0/choice.json",
          "--data-dir", "results/synthetic/data", "--candidate-loss", "original_dev", "--out", f"{check}/choice.json"],
         ["pools", "--choice", f"{it1}/choice.json", "--settings", "results/synthetic/settings.json",
          "--data-dir", "results/synthetic/data", "--out", f"{check}/pools.json"],
-        ["converge", "--choice", f"{it1}/choice.json", "--settings", "results/synthetic/settings.json",
-         "--out", f"{check}/converge.json"],
+        ["converge", "--choice", f"{it1}/choice.json", "--previous", "results/synthetic/run1/iter0/converge.json",
+         "--settings", "results/synthetic/settings.json", "--out", f"{check}/converge.json"],
     ]
     code = ("import sys\nfrom icda.cli import main\n"
             f"assert all(main(argv) == 0 for argv in {commands!r})\n"

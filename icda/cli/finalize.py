@@ -1,7 +1,7 @@
 """``python -m icda finalize``: the dataset's ICDA output, chosen among its runs.
 
-Each run ends with its own augmented training set (the last iteration's kept originals and
-counterfactuals). The one kept is from the run whose final choice has the lowest
+Each run ends with its own augmented training set (the kept originals and counterfactuals of
+the iteration its stop rule took as ICDA). The one kept is from the run whose ICDA choice has the lowest
 cross-entropy on the *original* dev set, the one yardstick all runs share
 (:func:`icda.selection.write_final_dataset`).
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 def register(sub) -> None:
     p = sub.add_parser("finalize", help="pick the final augmented dataset among the runs", description=__doc__)
     p.add_argument("--augmented", type=Path, nargs="+", required=True,
-                   help="each run's last iteration augmented/train.jsonl")
+                   help="each run's ICDA iteration's augmented/train.jsonl")
     p.add_argument("--choices", type=Path, nargs="+", required=True,
-                   help="each run's last iteration choice.json, in the order of --augmented")
+                   help="each run's ICDA iteration's choice.json, in the order of --augmented")
     p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (original dev labels)")
     p.add_argument("--out", type=Path, required=True, help="icda_dataset.jsonl")
     p.set_defaults(func=run)

@@ -43,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="workflow config; its report: groups: mapping is used")
     tables.add_argument("--unavailable", type=Path, metavar="JSON",
                         help='dataset → what is missing and how to get it, listed in the tables')
+    tables.add_argument("--summaries", nargs="*", type=Path, metavar="JSON",
+                        help="run summary.json files: ICDA is the iteration each names (default: the last)")
     tables.add_argument("--metric", default="precision",
                         choices=["precision", "recall", "f1", "accuracy"],
                         help="metric tabulated (default: precision, as in the paper; others "
@@ -69,6 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="prepared test split, e.g. results/<dataset>/data/test.jsonl")
     viewer.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
                         help="eval.json of every iteration of every run (COMP files are ignored)")
+    viewer.add_argument("--summaries", nargs="*", type=Path, metavar="JSON",
+                        help="run summary.json files: ICDA is the iteration each names (default: the last)")
     viewer.add_argument("--augmented", type=Path, metavar="JSONL",
                         help="icda_dataset.jsonl, for the counterfactual examples")
     viewer.add_argument("--settings", type=Path, metavar="JSON",
@@ -92,10 +96,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_tables(args: argparse.Namespace) -> int:
     from icda.report.inputs import load_groups, load_unavailable
-    from icda.report.tables import write_tables
+    from icda.report.tables import icda_iterations, write_tables
 
     write_tables(args.evals, args.out_dir, load_groups(args.groups, args.config), load_unavailable(args.unavailable),
-                 metric=args.metric)
+                 metric=args.metric, icda=icda_iterations(args.summaries))
     return 0
 
 
@@ -109,7 +113,8 @@ def run_plots(args: argparse.Namespace) -> int:
 def run_viewer(args: argparse.Namespace) -> int:
     from icda.report.viewer import write_viewer
 
-    write_viewer(args.dataset, args.test, args.evals, args.augmented, args.out, settings=args.settings)
+    write_viewer(args.dataset, args.test, args.evals, args.augmented, args.out, settings=args.settings,
+                 summaries=args.summaries)
     return 0
 
 

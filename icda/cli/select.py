@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.selection import CANDIDATE_LOSSES
+from icda.settings import CANDIDATE_LOSSES
 
 
 def register(sub) -> None:

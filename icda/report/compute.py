@@ -4,16 +4,17 @@ The ``embed``, ``train`` and ``train_comp`` rules write a Snakemake ``benchmark:
 with wall seconds ``s``, ``max_rss`` in MB, ``cpu_time`` in seconds, …) at
 
 - ``results/benchmarks/<dataset>/embed.tsv`` (the frozen-encoder cache),
-- ``results/benchmarks/<dataset>/run<r>/iter<k>/<candidate>.tsv`` (ICDA training jobs),
+- ``results/benchmarks/<dataset>/run<r>/iter<k>/train.tsv`` (an ICDA iteration's training job,
+  which trains all its candidates),
 - ``results/benchmarks/<dataset>/run<r>/comp/<candidate>.tsv`` (COMP grid).
 
 The jobs themselves are found from the results (:func:`finished_jobs`: each run's
-``summary.json`` gives its iterations, each trained candidate has a ``history.json``), so a job
+``summary.json`` gives its iterations, each trained iteration has a ``candidates/`` folder), so a job
 finished before the workflow measured it (no benchmark file) counts as a job, "not measured".
 
 Methods, as a researcher pays for them: **embed** (once per dataset, shared by every method in
-frozen mode), **COMP** (the λ × seed grid), **MMI** (iteration 0's candidates) and **ICDA**
-(every iteration's candidates, iteration 0 included: ICDA starts from MMI).
+frozen mode), **COMP** (the λ × seed grid), **MMI** (iteration 0's training job) and **ICDA**
+(every iteration's training job, iteration 0 included: ICDA starts from MMI).
 """
 
 from __future__ import annotations
@@ -67,12 +68,10 @@ def finished_jobs(results: str | Path, summaries: Iterable[str | Path]) -> list[
         dataset, run = run_dir.parent.name, int(run_dir.name[3:])
         if dataset not in datasets:
             datasets.append(dataset)
-        for k in range(int(read_json(path)["iterations"])):
-            for history in sorted((run_dir / f"iter{k}").glob("*/history.json")):
-                cand = history.parent.name
-                jobs.append({"dataset": dataset, "job": "train", "run": run, "iteration": k,
-                             "candidate": cand,
-                             "benchmark": bench / dataset / run_dir.name / f"iter{k}" / f"{cand}.tsv"})
+        for k in range(int(read_json(path)["iterations"])):  # one train job per iteration: all its candidates
+            if (run_dir / f"iter{k}" / "candidates").is_dir():
+                jobs.append({"dataset": dataset, "job": "train", "run": run, "iteration": k, "candidate": None,
+                             "benchmark": bench / dataset / run_dir.name / f"iter{k}" / "train.tsv"})
         for history in sorted((run_dir / "comp").glob("*/history.json")):
             cand = history.parent.name
             jobs.append({"dataset": dataset, "job": "comp", "run": run, "iteration": None,
@@ -178,8 +177,8 @@ def write_compute(results: str | Path, summaries: Iterable[str | Path], out_dir:
     text = ["# Compute cost per dataset and method", "",
             "From the Snakemake benchmark files of the embed, train and train_comp jobs. "
             "embed: the sentence-embedding cache (shared by all methods); COMP: the λ × seed grid; "
-            "MMI: iteration 0's candidates; ICDA: every iteration's candidates, iteration 0 "
-            "included. measured: jobs with a benchmark file (jobs finished before the workflow "
+            "MMI: iteration 0's training job; ICDA: every iteration's training job (all its candidates), "
+            "iteration 0 included. measured: jobs with a benchmark file (jobs finished before the workflow "
             "measured them have none); sums and means are over those. Peak memory: the largest "
             "max_rss of one job.", ""]
     text.append(shown.to_markdown(index=False, floatfmt=".1f", missingval="–") if len(shown) else "No jobs.")

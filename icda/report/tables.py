@@ -3,8 +3,9 @@
 Inputs are the ``eval.json`` files the ``evaluate`` step writes, one per (dataset, run,
 iteration) and one per (dataset, run) for the COMP baseline (``"iteration": null``).
 Method assignment follows the paper (section "Experiments"): iteration 0 is MMI, iteration 1 is
-CDA and each run's last (highest) iteration is ICDA. One model can play two roles (a run that
-stops at iteration 1 has CDA = ICDA); the long form then holds that file once per role.
+CDA and ICDA is the iteration the run's stop rule took (its ``summary.json``'s
+``final_iteration``; without summaries, the run's last iteration). One model can play two roles
+(a run that takes iteration 1 has CDA = ICDA); the long form then holds that file once per role.
 
 Numbers in the tables are percentages (precision × 100), mean ± sample standard deviation
 (``ddof=1``) over the runs, one decimal, as in the paper. A cell with a single run reads
@@ -68,7 +69,22 @@ def read_evaluation(path: str | Path) -> Evaluation:
     return evaluation
 
 
-def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
+def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, int], int]:
+    """{(dataset, run): the iteration taken as ICDA} from run ``summary.json`` files (none: {}).
+
+    Raises:
+        DataError: a file is missing or malformed.
+    """
+    from icda.records import RunSummary
+
+    out = {}
+    for path in summaries or []:
+        summary = RunSummary.read(path)
+        out[summary.dataset, summary.run] = summary.icda_iteration
+    return out
+
+
+def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], int] | None = None) -> pd.DataFrame:
     """Read ``eval.json`` files into the long form, one row per (file, method role).
 
     Returns:
@@ -77,7 +93,8 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
         intermediate iteration 2 … last−1), precision/recall/f1/accuracy (float fractions, NaN
         where the file has null), n_docs (nullable Int64), precision_class0/precision_class1
         (the precision over each gold class's documents; NaN where not recorded). Per (dataset,
-        run): iteration 0 → MMI, 1 → CDA, the highest iteration present → ICDA (paper section
+        run): iteration 0 → MMI, 1 → CDA, ``icda[(dataset, run)]`` (:func:`icda_iterations`;
+        for a run not in it, the highest iteration present) → ICDA (paper section
         "Experiments"); a file with two roles appears once per role. Sorted by dataset, run,
         iteration.
 
@@ -118,8 +135,8 @@ def load_evaluations(paths: Iterable[str | Path]) -> pd.DataFrame:
         if k is None:
             roles = ["COMP"]
         else:
-            last = iterations[(rec["dataset"], rec["run"])][-1]
-            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == last))
+            taken = (icda or {}).get((rec["dataset"], rec["run"]), iterations[(rec["dataset"], rec["run"])][-1])
+            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == taken))
                      if hit]
         for role in roles or [None]:
             rows.append({**rec, "method": role})
@@ -221,7 +238,7 @@ def _caption(name: str, metric: str, stats: pd.DataFrame, datasets: list[str]) -
     data = GROUP_DATA.get(name, f"the {name} datasets")
     return (f"{METRIC_NAMES[metric]} on the test set on {data}, in percent. "
             f"Mean and sample standard deviation over {_runs_phrase(stats, datasets)}. "
-            "MMI: iteration 0; CDA: iteration 1; ICDA: each run's last iteration; "
+            "MMI: iteration 0; CDA: iteration 1; ICDA: the iteration each run's stop rule took; "
             "COMP: complement control.")
 
 
@@ -304,7 +321,7 @@ def table_groups(groups: dict[str, list[str]], datasets: Iterable[str]) -> dict[
 
 def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, groups: dict[str, list[str]],
                  unavailable: dict[str, str] | None = None,
-                 metric: str = "precision") -> list[Path]:
+                 metric: str = "precision", icda: dict[tuple[str, int], int] | None = None) -> list[Path]:
     """Write the result tables (paper Tables 1 and 2) and the long-form results.
 
     For each group ``name`` → datasets: ``<name>.csv`` (numeric: per dataset ``<ds>_mean``,
@@ -324,6 +341,8 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
             real data, Table 2 LLM data, and synthetic by default, :mod:`icda.schema`).
         unavailable: dataset id → what is missing and how to get it.
         metric: one of :data:`METRICS`.
+        icda: {(dataset, run): the iteration taken as ICDA} (:func:`icda_iterations`), used when
+            ``df`` is paths.
 
     Returns:
         The paths written.
@@ -332,7 +351,7 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
         DataError: an evaluation file is malformed (:func:`load_evaluations`).
     """
     if not isinstance(df, pd.DataFrame):
-        df = load_evaluations(df)
+        df = load_evaluations(df, icda)
     out_dir = Path(out_dir)
     groups = table_groups(groups, set(df["dataset"]))
     unavailable = dict(unavailable or {})

@@ -1,8 +1,8 @@
 """The rationale viewer: one self-contained HTML page per dataset (``rationales.html``).
 
 It shows the test documents sentence by sentence with the ground-truth rationale sentences
-marked and the sentences selected by MMI (iteration 0) and ICDA (the run's last iteration)
-highlighted, for a run chosen in the page, with filters on how ICDA changed the selection; and
+marked and the sentences selected by MMI (iteration 0) and ICDA (the iteration the run's stop
+rule took, else its last) highlighted, for a run chosen in the page, with filters on how ICDA changed the selection; and
 counterfactual examples from ``icda_dataset.jsonl`` (the original beside its counterfactual,
 the swapped sentences highlighted, the source document named).
 
@@ -32,7 +32,7 @@ from icda.data.document import Document, read_documents
 from icda.errors import DataError
 from icda.io import atomic_write
 from icda.records import Evaluation
-from icda.report.tables import read_evaluation
+from icda.report.tables import icda_iterations, read_evaluation
 
 log = logging.getLogger(__name__)
 
@@ -82,14 +82,16 @@ def _positions(path: Path, evaluation: Evaluation, ids: list[str]) -> list[list[
     return positions
 
 
-def run_selections(eval_paths: Iterable[str | Path], ids: list[str]) -> list[RunSelections]:
-    """Per run, the selections of iteration 0 (MMI) and of the highest iteration (ICDA).
+def run_selections(eval_paths: Iterable[str | Path], ids: list[str],
+                   icda: dict[int, int] | None = None) -> list[RunSelections]:
+    """Per run, the selections of iteration 0 (MMI) and of ICDA: iteration ``icda[run]`` (the
+    one the run's stop rule took), or the highest one present.
 
     COMP files (``"iteration": null``) are ignored.
 
     Raises:
         DataError: a file is malformed, lacks per-document selections, holds another document
-            list than ``ids``, or a run has no iteration 0.
+            list than ``ids``, or a run has no iteration 0 or no evaluation of its ICDA iteration.
     """
     per_run: dict[int, dict[int, tuple[Path, Evaluation]]] = {}
     for path in map(Path, eval_paths):
@@ -102,7 +104,10 @@ def run_selections(eval_paths: Iterable[str | Path], ids: list[str]) -> list[Run
             some = next(iter(iterations.values()))[0]
             raise DataError(some, None, f"run {run} has no iteration 0 (MMI) evaluation",
                             "pass the eval.json of every iteration of the run")
-        last = max(iterations)
+        last = (icda or {}).get(run, max(iterations))
+        if last not in iterations:
+            raise DataError(iterations[0][0], None, f"run {run} has no evaluation of iteration {last}, "
+                            "which its summary takes as ICDA", "pass the eval.json of every iteration of the run")
         (p0, e0), (pk, ek) = iterations[0], iterations[last]
         runs.append(RunSelections(run, last, _positions(p0, e0, ids), _positions(pk, ek, ids),
                                   e0.precision, ek.precision))
@@ -190,7 +195,8 @@ def render_viewer(data: dict) -> str:
 
 def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str | Path],
                  augmented_path: str | Path | None, out: str | Path,
-                 max_sentences: int | None = None, settings: str | Path | None = None) -> dict:
+                 max_sentences: int | None = None, settings: str | Path | None = None,
+                 summaries: Iterable[str | Path] | None = None) -> dict:
     """Build ``rationales.html`` for one dataset and write it atomically.
 
     Args:
@@ -204,6 +210,8 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
             sentences are shown greyed out. None: no limit shown.
         settings: the dataset's ``settings.json``, whose ``encoder.max_sentences`` is used when
             ``max_sentences`` is None.
+        summaries: the runs' ``summary.json`` files: ICDA is the iteration each takes (else the
+            run's last).
 
     Returns:
         The embedded data (for tests and logging).
@@ -216,7 +224,8 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
 
         max_sentences = Settings.load(settings).encoder.max_sentences
     documents = read_documents(test_path)
-    runs = run_selections(eval_paths, [d.id for d in documents])
+    taken = {run: k for (_, run), k in icda_iterations(summaries).items()}
+    runs = run_selections(eval_paths, [d.id for d in documents], taken)
     pairs, total = counterfactual_pairs(augmented_path) if augmented_path else ([], 0)
     data = viewer_data(dataset, documents, runs, pairs, total, max_sentences)
     with atomic_write(out) as fh:

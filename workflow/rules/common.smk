@@ -13,7 +13,7 @@ RUNS = workflow_helpers.run_numbers(config)
 DATASET = "results/{dataset}"
 RUN = f"{DATASET}/run{{run}}"
 ITER = f"{RUN}/iter{{k}}"  # one ICDA iteration
-CANDIDATE = f"{ITER}/{{cand}}"  # one trained candidate of an iteration (seed<s> or warm)
+CANDIDATES = f"{ITER}/candidates"  # the trained candidates of an iteration: seed<s>/ and, from k = 1, warm/
 COMP = f"{RUN}/comp"  # the COMP baseline of a run
 COMP_CANDIDATE = f"{COMP}/lambda{{lam}}_seed{{seed}}"
 SETTINGS = f"{DATASET}/settings.json"
@@ -22,7 +22,6 @@ wildcard_constraints:
     dataset=r"[A-Za-z0-9_\-]+",
     run=r"\d+",
     k=r"\d+",
-    cand=r"seed\d+|warm",
     lam=r"[0-9.]+",
     point=r"[A-Za-z0-9_\-]+",
     seed=r"\d+",
@@ -68,6 +67,14 @@ def last_iteration(dataset, run):
     raise ValueError(f"{dataset} run {run}: no stop decision within max_iters={bound}")
 
 
+def icda_iteration(dataset, run):
+    """The iteration a run's stop rule took as ICDA (its last decision's final_iteration)."""
+    decision = checkpoints.converge.get(dataset=dataset, run=run, k=last_iteration(dataset, run)).output[0]
+    with open(decision) as fh:
+        taken = json.load(fh).get("final_iteration")
+    return last_iteration(dataset, run) if taken is None else taken
+
+
 def iteration_files(dataset, run, name):
     """``name`` (e.g. eval.json) of every iteration of one run, up to its last."""
     last = last_iteration(dataset, run)
@@ -107,24 +114,17 @@ def get_dataset_evaluations(wildcards):
 
 
 def get_final_iterations(wildcards):
-    """Per run of a dataset, its last iteration's augmented training set and choice (with its
-    candidates' predictions), by which finalize compares the runs; in run order."""
+    """Per run of a dataset, the augmented training set and choice (with its candidates'
+    predictions) of the iteration its stop rule took as ICDA, by which finalize compares the
+    runs; in run order."""
     dataset = wildcards.dataset
-    last = {run: {"dataset": dataset, "run": run, "k": last_iteration(dataset, run)} for run in RUNS}
+    last = {run: {"dataset": dataset, "run": run, "k": icda_iteration(dataset, run)} for run in RUNS}
     return {
         "augmented": [f"{ITER}/augmented/train.jsonl".format(**it) for it in last.values()],
         "choices": [f"{ITER}/choice.json".format(**it) for it in last.values()],
-        "predictions": [path for it in last.values() for path in candidate_files(it, "predictions.json")],
+        "candidates": [CANDIDATES.format(**it) for it in last.values()],
         "data": expand(rules.prepare.output, dataset=dataset),
     }
-
-
-def candidate_files(iteration, name):
-    """``name`` (model.pt, predictions.json, history.json) of every candidate of one iteration
-    (``iteration``: dataset, run, k): a job that reads the chosen candidate's file declares them
-    all."""
-    names = workflow_helpers.candidates(config, iteration["run"], iteration["k"])
-    return [f"{CANDIDATE}/{name}".format(**iteration, cand=cand) for cand in names]
 
 
 def comp_files(wildcards, name):
@@ -137,9 +137,10 @@ def _iteration(wc, k=None):
     return {"dataset": wc.dataset, "run": wc.run, "k": int(wc.k) if k is None else k}
 
 
-def get_candidate_files(name):
-    """Input function: ``name`` of every candidate of the job's iteration."""
-    return lambda wc: candidate_files(_iteration(wc), name)
+def get_candidates(wc):
+    """Input function: the folder of the job's iteration's candidates (a job that reads the
+    chosen candidate's files declares them all)."""
+    return CANDIDATES.format(**_iteration(wc))
 
 
 def get_comp_files(name):
@@ -169,45 +170,48 @@ def get_train_inputs(wc):
         inputs["pools"] = f"{ITER}/pools.json".format(**previous)
         inputs["augmented_dev"] = f"{ITER}/augmented/dev.jsonl".format(**previous)
         inputs["previous_choice"] = f"{ITER}/choice.json".format(**previous)
-    if wc.cand == "warm":
-        inputs["previous_models"] = candidate_files(_iteration(wc, k - 1), "model.pt")
+        inputs["previous_candidates"] = CANDIDATES.format(**previous)  # the warm start's weights
     return inputs
 
 
 def get_train_args(wc, input):
-    args = [get_embeddings_arg(wc, input)]
+    """The iteration's candidates as NAME=SEED (``workflow_helpers.candidate_seeds``), and from
+    iteration 1 on the augmented data and the warm start's initial weights."""
+    seeds = workflow_helpers.candidate_seeds(config, wc.run, wc.k)
+    args = [get_embeddings_arg(wc, input), "--candidates", *(f"{name}={seed}" for name, seed in seeds.items())]
     if input.get("pools"):
         args.append(f"--pools {shlex.quote(input.pools)} --augmented-dev {shlex.quote(input.augmented_dev)}")
-    if wc.cand == "warm":
-        args.append(f"--init {shlex.quote(input.previous_choice)}")
+        args.append(f"--warm-start warm --init {shlex.quote(input.previous_choice)}")
     return " ".join(args)
 
 
-def get_train_seed(wc):
-    """The candidate's training seed (the warm start continues with the run's first seed)."""
-    return workflow_helpers.candidate_seeds(config, wc.run, wc.k)[wc.cand]
+def get_converge_inputs(wc):
+    """This iteration's choice (and augmented set: the next iteration needs it), and from
+    iteration 1 on the previous decision, whose signals the stop rule reads."""
+    inputs = {"choice": f"{ITER}/choice.json", "settings": SETTINGS, "augmented": f"{ITER}/augmented/train.jsonl"}
+    inputs = {name: path.format(**_iteration(wc)) for name, path in inputs.items()}
+    if int(wc.k) >= 1:
+        inputs["previous"] = f"{ITER}/converge.json".format(**_iteration(wc, int(wc.k) - 1))
+    return inputs
 
 
 def get_select_inputs(wc):
-    iteration = _iteration(wc)
-    names = workflow_helpers.candidates(config, wc.run, wc.k)
-    inputs = {
-        "data": expand(rules.prepare.output, dataset=wc.dataset),
-        "fresh": [f"{CANDIDATE}/history.json".format(**iteration, cand=c) for c in names if c != "warm"],
-        "predictions": candidate_files(iteration, "predictions.json"),
-    }
-    if iteration["k"] >= 1:
-        inputs["warm"] = f"{CANDIDATE}/history.json".format(**iteration, cand="warm")
-        previous = _iteration(wc, iteration["k"] - 1)
+    inputs = {"data": expand(rules.prepare.output, dataset=wc.dataset), "candidates": get_candidates(wc)}
+    if int(wc.k) >= 1:
+        previous = _iteration(wc, int(wc.k) - 1)
         inputs["previous"] = f"{ITER}/choice.json".format(**previous)
-        inputs["previous_predictions"] = candidate_files(previous, "predictions.json")
+        inputs["previous_candidates"] = CANDIDATES.format(**previous)
     return inputs
 
 
 def get_select_args(wc, input):
-    args = "--candidates " + " ".join(shlex.quote(os.path.dirname(p)) for p in input.fresh)
-    if input.get("warm"):
-        args += f" --warm-start {shlex.quote(os.path.dirname(input.warm))} --previous {shlex.quote(input.previous)}"
+    """The fresh candidates' folders and, from iteration 1 on, the warm start's and the previous
+    choice."""
+    names = workflow_helpers.candidates(config, wc.run, wc.k)
+    folder = lambda name: shlex.quote(os.path.join(input.candidates, name))
+    args = "--candidates " + " ".join(folder(name) for name in names if name != "warm")
+    if input.get("previous"):
+        args += f" --warm-start {folder('warm')} --previous {shlex.quote(input.previous)}"
     return args
 
 

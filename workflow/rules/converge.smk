@@ -3,18 +3,18 @@
 
 checkpoint converge:
     input:
-        choice=f"{ITER}/choice.json",
-        settings=SETTINGS,
-        augmented=f"{ITER}/augmented/train.jsonl",
+        unpack(get_converge_inputs),
     output:
         f"{ITER}/converge.json",
+    params:
+        previous=lambda wc, input: f"--previous {shlex.quote(input.previous)}" if input.get("previous") else "",
     log:
         "results/logs/{dataset}/run{run}/iter{k}/converge.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda converge --choice {input.choice:q} --settings {input.settings:q} --out {output:q}"
-        " > {log:q} 2>&1"
+        "python -m icda converge --choice {input.choice:q} {params.previous} --settings {input.settings:q}"
+        " --out {output:q} > {log:q} 2>&1"
 
 
 rule run_summary:

@@ -7,7 +7,7 @@ rule evaluate:
         data=rules.prepare.output,
         embeddings=get_embeddings,
         choice=f"{ITER}/choice.json",
-        models=get_candidate_files("model.pt"),
+        candidates=get_candidates,
     output:
         f"{ITER}/eval.json",
     params:

@@ -6,7 +6,7 @@ rule pools:
         choice=f"{ITER}/choice.json",
         settings=SETTINGS,
         data=rules.prepare.output,
-        predictions=get_candidate_files("predictions.json"),
+        candidates=get_candidates,
     output:
         f"{ITER}/pools.json",
     params:

@@ -5,6 +5,7 @@ from icda.report.tables import table_groups
 rule tables:
     input:
         evals=get_all_evaluations,
+        summaries=run_summaries(),
         unavailable="results/unavailable.json",
         groups="results/tables/groups.json",
     output:
@@ -19,7 +20,7 @@ rule tables:
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda report tables --evals {input.evals:q} --out-dir {params.out:q}"
+        "python -m icda report tables --evals {input.evals:q} --summaries {input.summaries:q} --out-dir {params.out:q}"
         " --unavailable {input.unavailable:q} --groups {input.groups:q} > {log:q} 2>&1"
 
 
@@ -46,6 +47,7 @@ rule rationale_viewer:
         test="results/{dataset}/data/test.jsonl",
         settings=SETTINGS,
         evals=get_dataset_evaluations,
+        summaries=expand(f"{RUN}/summary.json", run=RUNS, allow_missing=True),
         augmented="results/{dataset}/icda_dataset.jsonl",
     output:
         report("results/{dataset}/rationales.html", caption="../report/rationales.rst",
@@ -56,7 +58,8 @@ rule rationale_viewer:
         "../../environment.yml"
     shell:
         "python -m icda report viewer --dataset {wildcards.dataset} --test {input.test}"
-        " --settings {input.settings} --evals {input.evals} --augmented {input.augmented} --out {output} > {log} 2>&1"
+        " --settings {input.settings} --evals {input.evals} --summaries {input.summaries} --augmented {input.augmented}"
+        " --out {output} > {log} 2>&1"
 
 
 rule compute_cost:

@@ -1,32 +1,29 @@
-# One training job per (dataset, run, iteration, candidate): a fresh model per seed, and from
-# iteration 1 a warm start from the previous choice, trained on the previous iteration's
-# augmented data (counterfactuals re-drawn every epoch). COMP: a lambda x seed grid.
+# One training job per (dataset, run, iteration): its candidates one after another in one
+# process (the dataset and torch are loaded once), each into its own folder: a fresh model per
+# seed, and from iteration 1 a warm start from the previous choice, trained on the previous
+# iteration's augmented data (counterfactuals re-drawn every epoch). COMP: a lambda x seed grid.
 
 
 rule train:
     input:
         unpack(get_train_inputs),
     output:
-        model=f"{CANDIDATE}/model.pt",
-        predictions=f"{CANDIDATE}/predictions.json",
-        history=f"{CANDIDATE}/history.json",
+        directory(CANDIDATES),
     params:
         data=get_data_dir,
-        out=get_out_dir,
         args=get_train_args,
-        seed=get_train_seed,
     threads: config["train_threads"]
     resources:
         gpu=get_gpus,
     benchmark:
-        "results/benchmarks/{dataset}/run{run}/iter{k}/{cand}.tsv"
+        "results/benchmarks/{dataset}/run{run}/iter{k}/train.tsv"
     log:
-        "results/logs/{dataset}/run{run}/iter{k}/{cand}.log",
+        "results/logs/{dataset}/run{run}/iter{k}/train.log",
     conda:
         "../../environment.yml"
     shell:
         "python -m icda train --settings {input.settings:q} --data-dir {params.data:q}"
-        " {params.args} --seed {params.seed} --threads {threads} --out-dir {params.out:q} > {log:q} 2>&1"
+        " {params.args} --threads {threads} --out-dir {output:q} > {log:q} 2>&1"
 
 
 rule train_comp:
