@@ -209,20 +209,27 @@ class Signals:
         return cls(choice.iteration, c.delta_A, c.original_dev_loss, c.original_dev_accuracy)
 
 
-def stalled(signals: Sequence[Signals], patience: int) -> bool:
-    """Whether the original dev loss of iterations >= 1 has reached no new minimum in the last
-    ``patience`` iterations (False while fewer than ``patience + 1`` of them exist)."""
-    losses = [s.original_dev_loss for s in signals if s.iteration >= 1 and s.original_dev_loss is not None]
-    if len(losses) <= patience:
+def stalled(signals: Sequence[Signals], patience: int, signal: str = "original_dev_loss") -> bool:
+    """Whether ``signal`` (``"original_dev_loss"`` or ``"delta_a"``; lower is better) of
+    iterations >= 1 has reached no new minimum in the last ``patience`` iterations (False while
+    fewer than ``patience + 1`` of them exist)."""
+    values = [v for v in (_value(s, signal) for s in signals if s.iteration >= 1) if v is not None]
+    if len(values) <= patience:
         return False
-    return min(losses[-patience:]) >= min(losses[:-patience])
+    return min(values[-patience:]) >= min(values[:-patience])
+
+
+def _value(s: Signals, name: str) -> float | None:
+    return s.delta_A if name == "delta_a" else getattr(s, name)
 
 
 def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int, str]:
     """The iteration (>= 1) whose selector and augmented dataset are "ICDA", and why.
 
     ``final_choice``: ``"last"``; ``"original_dev_loss"``, the lowest loss on the original dev
-    set; ``"original_dev_accuracy"``, the highest accuracy there (ties: the later iteration).
+    set; ``"original_dev_accuracy"``, the highest accuracy there; ``"delta_a"``, the smallest
+    ΔA, the selector whose rationales moved least from the previous iteration's (the nearest to
+    a fixed point of the loop). Ties go to the later iteration.
     Iteration 0 (MMI, fitted to the original data with its spurious cue) is never taken, except
     in a loop that ran no further.
 
@@ -235,15 +242,14 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
     eligible = [s for s in signals if s.iteration >= 1]
     if final_choice == "last" or not eligible:
         return last, "the last iteration"
-    field_name = final_choice
-    measured = [s for s in eligible if getattr(s, field_name) is not None]
+    measured = [s for s in eligible if _value(s, final_choice) is not None]
     if not measured:
-        return last, f"the last iteration (no {field_name} recorded)"
-    sign = 1 if final_choice == "original_dev_loss" else -1
-    best = min(reversed(measured), key=lambda s: sign * getattr(s, field_name))
-    word = "lowest" if sign == 1 else "highest"
-    return best.iteration, (f"the {word} {field_name.replace('_', ' ')} of iterations 1-{last} "
-                            f"({getattr(best, field_name):.4f})")
+        return last, f"the last iteration (no {final_choice} recorded)"
+    sign = -1 if final_choice == "original_dev_accuracy" else 1
+    best = min(reversed(measured), key=lambda s: sign * _value(s, final_choice))
+    what = "ΔA" if final_choice == "delta_a" else final_choice.replace("_", " ")
+    return best.iteration, (f"the {'highest' if sign == -1 else 'lowest'} {what} of iterations 1-{last} "
+                            f"({_value(best, final_choice):.4f})")
 
 
 def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = None) -> Decision:
@@ -254,9 +260,9 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     of an iteration k >= 1 picks the same rationales as the previous one (ΔA = 0, converged).
     ``"paper"`` also stops when the warm start won with its best epoch the initial evaluation
     (epoch −1: training did not improve it); the last iteration is ICDA. ``"rationales"`` (the
-    warm start always trains) also stops when ΔA < ``stop_delta_a`` or when the original dev loss
-    reached no new minimum for ``stop_patience`` iterations; ICDA is the iteration
-    :func:`final_iteration` takes under ``final_choice``.
+    warm start always trains) also stops when ΔA < ``stop_delta_a`` or when the signal
+    ``patience_on`` (original dev loss or ΔA) reached no new minimum for ``stop_patience``
+    iterations; ICDA is the iteration :func:`final_iteration` takes under ``final_choice``.
 
     Args:
         previous: the decision of iteration k − 1 (its ``signals`` carry the run's history);
@@ -273,7 +279,8 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     unchanged = icda.stop_unchanged and k >= 1 and chosen.delta_A == 0
     settled = (icda.stop_rule == "rationales" and k >= 1 and chosen.delta_A is not None
                and chosen.delta_A < icda.stop_delta_a)
-    flat = icda.stop_rule == "rationales" and icda.stop_patience is not None and stalled(signals, icda.stop_patience)
+    flat = (icda.stop_rule == "rationales" and icda.stop_patience is not None
+            and stalled(signals, icda.stop_patience, icda.patience_on))
     if unimproved:
         reason = "the warm start won and training did not improve it (best epoch -1)"
     elif unchanged:
@@ -281,8 +288,8 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     elif settled:
         reason = f"the rationales settled (ΔA = {chosen.delta_A:.4f} < stop_delta_a = {icda.stop_delta_a})"
     elif flat:
-        reason = (f"the original dev loss reached no new minimum in {icda.stop_patience} iteration(s) "
-                  "(stop_patience)")
+        what = "ΔA" if icda.patience_on == "delta_a" else "the original dev loss"
+        reason = f"{what} reached no new minimum in {icda.stop_patience} iteration(s) (stop_patience)"
     elif k >= icda.max_iters:
         reason = f"reached max_iters={icda.max_iters} without convergence"
     else:

@@ -192,7 +192,9 @@ CANDIDATE_LOSSES = ("augmented_dev", "original_dev")
 #: ``icda.stop_rule`` (:func:`icda.selection.convergence`)
 STOP_RULES = ("paper", "rationales")
 #: ``icda.final_choice``: which iteration is ICDA (:func:`icda.selection.final_iteration`)
-FINAL_CHOICES = ("last", "original_dev_loss", "original_dev_accuracy")
+FINAL_CHOICES = ("last", "original_dev_loss", "original_dev_accuracy", "delta_a")
+#: ``icda.patience_on``: the signal ``icda.stop_patience`` watches (lower is better)
+PATIENCE_SIGNALS = ("original_dev_loss", "delta_a")
 
 
 @dataclass(frozen=True)
@@ -208,9 +210,9 @@ class IcdaSettings:
     ``stop_unchanged``: also stop when the chosen selector's rationales did not change (ΔA = 0;
     a departure, :func:`icda.selection.convergence`). ``stop_rule``: ``"paper"`` (stop when the
     unimproved warm start wins; the last iteration is ICDA) or ``"rationales"`` (the warm start
-    always trains; stop when ΔA < ``stop_delta_a`` or the original dev loss reached no new minimum
-    for ``stop_patience`` iterations; ICDA is the iteration ``final_choice`` takes; a departure,
-    docs/sweep/stop_rule.md).
+    always trains; stop when ΔA < ``stop_delta_a`` or when the signal ``patience_on`` (the
+    original dev loss or ΔA) reached no new minimum for ``stop_patience`` iterations; ICDA is the
+    iteration ``final_choice`` takes; a departure, docs/sweep/stop_rule.md).
     """
 
     pool_fraction: float = 0.10
@@ -222,10 +224,12 @@ class IcdaSettings:
     stop_rule: str = "paper"
     stop_delta_a: float = 0.0
     stop_patience: int | None = None
+    patience_on: str = "original_dev_loss"
     final_choice: str = "last"
 
     def validate(self, where: str = "icda") -> None:
-        for name, allowed in (("stop_rule", STOP_RULES), ("final_choice", FINAL_CHOICES)):
+        for name, allowed in (("stop_rule", STOP_RULES), ("final_choice", FINAL_CHOICES),
+                              ("patience_on", PATIENCE_SIGNALS)):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if not 0 <= self.stop_delta_a <= 1:

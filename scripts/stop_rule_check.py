@@ -37,8 +37,10 @@ STOPS = {
     "S2(1)": {"stop_patience": 1},
     "S2(2)": {"stop_patience": 2},
     "S3": {"stop_delta_a": 0.05, "stop_patience": 2},
+    "S4(1)": {"stop_patience": 1, "patience_on": "delta_a"},
+    "S4(2)": {"stop_patience": 2, "patience_on": "delta_a"},
 }
-CHOICES = {"C0": "last", "C1": "original_dev_loss", "C2": "original_dev_accuracy"}
+CHOICES = {"C0": "last", "C1": "original_dev_loss", "C2": "original_dev_accuracy", "C3": "delta_a"}
 HORIZONS = (4, 6)
 
 

@@ -1,0 +1,159 @@
+"""Where a workflow run's CPU time goes: training epochs, evaluation and predictions, loading
+inputs, process start-up and imports, bookkeeping jobs, embedding, the Snakemake main process.
+
+By default it runs the tiny workflow (``tests/fixtures/tiny_workflow.yaml``) from scratch in a
+temporary folder, with every job's ``python`` behind a shim that records the job's CPU time
+(``os.wait4``), and splits the total CPU time of Snakemake and all its jobs (one invocation):
+
+- **training epochs**, **evaluation and predictions** (per-epoch dev evaluation, the initial
+  evaluation, the final train/dev predictions) and **loading inputs** (data and embedding
+  cache): measured inside each training process (``history.json``: each epoch's
+  ``cpu_seconds``/``eval_cpu_seconds``, ``cpu_seconds.load``/``predictions``);
+- **start-up and imports** of the training processes: their CPU time minus the three above;
+- **bookkeeping jobs**: every other job (select, pools, augment, converge, evaluate, prepare,
+  tables, plots, ...); **embed**: the sentence-embedding jobs;
+- **Snakemake main process**: the total minus all jobs (its DAG work and the ``run:`` rules).
+
+``--repeat N`` runs it N times and reports the median of each share. ``--repo PATH`` runs the
+Snakefile of another checkout (e.g. a ``git worktree`` of an older commit) for a before/after
+comparison, which it prints as ratios when given twice (``--repo OLD --repo NEW``). Per ICDA
+iteration k >= 1 it also prints the CPU seconds of the jobs of that iteration (training,
+select, pools, augment, converge, evaluate).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/time_split.py
+    PYTHONPATH=. .venv/bin/python benchmarks/time_split.py --repo /tmp/icda-old --repo .
+
+Timings are CPU seconds of this machine; compare only numbers from one invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHIM = '''import json, os, resource, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen([os.environ["TIME_SPLIT_PYTHON"], *sys.argv[1:]])
+_, status, usage = os.wait4(proc.pid, 0)
+own = resource.getrusage(resource.RUSAGE_SELF)
+with open(os.environ["TIME_SPLIT_LOG"], "a") as fh:
+    fh.write(json.dumps({"argv": sys.argv[1:], "cpu": usage.ru_utime + usage.ru_stime,
+                         "shim_cpu": own.ru_utime + own.ru_stime, "wall": time.perf_counter() - start}) + "\\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+'''
+SHARES = ["training epochs", "evaluation and predictions", "loading inputs", "start-up and imports (training)",
+          "bookkeeping jobs", "embed", "Snakemake main process"]
+ITERATION = re.compile(r"/iter(\d+)/")
+
+
+def run_workflow(repo: Path, workdir: Path) -> tuple[float, list[dict]]:
+    """Run the tiny workflow of ``repo`` in ``workdir``; (total CPU seconds of Snakemake and its
+    jobs, one record per job process)."""
+    bin_dir = workdir / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "shim.py").write_text(SHIM)
+    shim = bin_dir / "python"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{bin_dir / "shim.py"}" "$@"\n')
+    shim.chmod(0o755)
+    log = workdir / "jobs.jsonl"
+    env = os.environ | {"PATH": f"{bin_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}",
+                        "TIME_SPLIT_PYTHON": sys.executable, "TIME_SPLIT_LOG": str(log),
+                        "PYTHONPATH": str(repo)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "-s", str(repo / "Snakefile"),
+                    "--directory", str(workdir), "--configfile", str(repo / "config/config.yaml"),
+                    str(REPO / "tests/fixtures/tiny_workflow.yaml"), "--config", f"data_dir={workdir / 'data'}",
+                    "--quiet"], env=env, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return total, [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def command(job: dict) -> str:
+    argv = [a for a in job["argv"] if not a.startswith("-")]
+    return argv[argv.index("icda") + 1] if "icda" in argv else "other"
+
+
+def in_process(results: Path) -> dict[str, float]:
+    """CPU seconds inside the training processes, from every history.json under ``results``."""
+    out = {"training epochs": 0.0, "evaluation and predictions": 0.0, "loading inputs": 0.0}
+    for path in results.rglob("history.json"):
+        history = json.loads(path.read_text())
+        for epoch in history["epochs"]:
+            evaluation = epoch.get("eval_cpu_seconds", 0.0)
+            out["evaluation and predictions"] += evaluation
+            out["training epochs"] += epoch.get("cpu_seconds", 0.0) - evaluation
+        cpu = history.get("cpu_seconds") or {}
+        out["evaluation and predictions"] += cpu.get("predictions", 0.0)
+        out["loading inputs"] += cpu.get("load", 0.0)
+    return out
+
+
+def split(total: float, jobs: list[dict], results: Path) -> tuple[dict[str, float], dict[int, float]]:
+    """(CPU seconds per share, CPU seconds of the jobs of each ICDA iteration k >= 1)."""
+    train = sum(j["cpu"] for j in jobs if command(j) == "train")
+    shares = in_process(results)
+    shares["start-up and imports (training)"] = train - sum(shares.values())
+    shares["embed"] = sum(j["cpu"] for j in jobs if command(j) == "embed")
+    shares["bookkeeping jobs"] = sum(j["cpu"] for j in jobs if command(j) not in ("train", "embed"))
+    shares["Snakemake main process"] = total - sum(j["cpu"] + j["shim_cpu"] for j in jobs)
+    per_iteration: dict[int, float] = {}
+    for job in jobs:
+        ks = {int(m) for m in ITERATION.findall(" ".join(job["argv"]))}
+        k = max(ks) if ks else 0
+        if k >= 1 and command(job) in ("train", "select", "pools", "augment", "converge", "evaluate"):
+            per_iteration[k] = per_iteration.get(k, 0.0) + job["cpu"]
+    return shares, per_iteration
+
+
+def measure(repo: Path, repeat: int) -> tuple[dict[str, float], float, float]:
+    """Median CPU seconds per share, median total, median CPU seconds per ICDA iteration."""
+    runs, totals, per_iteration = [], [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            total, jobs = run_workflow(repo, Path(tmp))
+            shares, iterations = split(total, jobs, Path(tmp) / "results")
+        runs.append(shares)
+        totals.append(total)
+        per_iteration.append(statistics.mean(iterations.values()))
+    return ({s: statistics.median(r[s] for r in runs) for s in SHARES}, statistics.median(totals),
+            statistics.median(per_iteration))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repo", type=Path, action="append",
+                        help="checkout whose Snakefile runs (default: this one); twice: before, after")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per checkout (median reported)")
+    args = parser.parse_args(argv)
+    repos = args.repo or [REPO]
+    results = [measure(repo.resolve(), args.repeat) for repo in repos]
+    header = "| share | " + " | ".join(f"{r} CPU s | %" for r in repos) + (" | after / before |" if len(repos) == 2 else "")
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for share in SHARES:
+        cells = " | ".join(f"{shares[share]:.1f} | {100 * shares[share] / total:.0f}" for shares, total, _ in results)
+        ratio = ""
+        if len(results) == 2 and results[0][0][share] > 0:
+            ratio = f" | {results[1][0][share] / results[0][0][share]:.2f} |"
+        print(f"| {share} | {cells}{ratio or ' |'}")
+    print("| **total** | " + " | ".join(f"{t:.1f} | 100" for _, t, _ in results)
+          + (f" | {results[1][1] / results[0][1]:.2f} |" if len(results) == 2 else " |"))
+    print()
+    for repo, (_, _, per_iteration) in zip(repos, results):
+        print(f"{repo}: {per_iteration:.1f} CPU s per ICDA iteration (jobs of iterations >= 1, mean)")
+    if len(results) == 2:
+        print(f"per-iteration cost, after / before: {results[1][2] / results[0][2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
