@@ -74,6 +74,28 @@ def test_method_assignment(evals):
     assert rest["accuracy"].isna().all()  # null in the files
 
 
+def test_icda_is_the_iteration_each_run_summary_takes(evals, tmp_path):
+    """With the runs' summary.json, ICDA is the iteration each names (here run 1 takes iteration
+    2 of 3, not its last); runs without a summary keep their last iteration; the convergence
+    plot marks the taken iterations with stars."""
+    from icda.records import RunSummary
+    from icda.report.tables import icda_iterations
+
+    summary = tmp_path / "restaurant/run1/summary.json"
+    RunSummary(dataset="restaurant", run=1, iterations=4, converged=True, reason="r", per_iteration=[],
+               final_iteration=2, final_reason="the smallest ΔA").write(summary)
+    taken = icda_iterations([summary])
+    assert taken == {("restaurant", 1): 2}
+    df = load_evaluations(evals, taken)
+    icda = df[(df["dataset"] == "restaurant") & (df["method"] == "ICDA")].set_index("run")
+    assert icda["iteration"].to_dict() == {1: 2, 2: 1, 3: 2}
+    assert icda["precision"].to_dict() == {1: 0.85, 2: 0.55, 3: 0.80}
+    ax = convergence_figure(df, "restaurant").axes[0]
+    stars, = ax.collections
+    assert [tuple(p) for p in stars.get_offsets()] == [(2, pytest.approx(0.15)), (1, pytest.approx(0.45)),
+                                                       (2, pytest.approx(0.20))]
+
+
 def test_method_table_matches_hand_computed(evals):
     df = load_evaluations(evals)
     table = method_table(df, ["connect", "restaurant", "appearance"])

@@ -57,6 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     plots.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
                        help="eval.json files (iterations and COMP) of every dataset and run")
     plots.add_argument("--out-dir", required=True, type=Path, help="e.g. results/plots")
+    plots.add_argument("--summaries", nargs="*", type=Path, metavar="JSON",
+                       help="run summary.json files: a star marks the iteration each takes as ICDA (default: the last)")
     plots.add_argument("--no-comp", action="store_true",
                        help="leave out the dashed COMP α line of each run")
     plots.set_defaults(func=run)
@@ -105,8 +107,9 @@ def run_tables(args: argparse.Namespace) -> int:
 
 def run_plots(args: argparse.Namespace) -> int:
     from icda.report.plots import plot_convergence
+    from icda.report.tables import icda_iterations
 
-    plot_convergence(args.evals, args.out_dir, show_comp=not args.no_comp)
+    plot_convergence(args.evals, args.out_dir, show_comp=not args.no_comp, icda=icda_iterations(args.summaries))
     return 0
 
 

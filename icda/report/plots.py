@@ -45,12 +45,17 @@ def _draw(ax: Axes, df: pd.DataFrame, dataset: str, show_comp: bool, small: bool
 
     Lines, in order: one solid line with markers per run (ascending run, label "run r",
     y = 1 − precision at each iteration), then, if ``show_comp``, one dashed horizontal line per
-    run that has a COMP result (label "COMP, run r", same colour as the run's line).
+    run that has a COMP result (label "COMP, run r", same colour as the run's line). The
+    iteration each run takes as ICDA gets a star (a scatter, label "ICDA").
     """
     its = _iterations(df[df["dataset"] == dataset])
     for run, part in its.groupby("run", sort=True):
         ax.plot(part["iteration"].astype(int).to_numpy(), 1.0 - part["precision"].to_numpy(),
                 marker="o", color=run_color(run), label=f"run {run}")
+    taken = df[(df["dataset"] == dataset) & (df["method"] == "ICDA")].sort_values("run")
+    if len(taken):
+        ax.scatter(taken["iteration"].astype(int).to_numpy(), 1.0 - taken["precision"].to_numpy(), marker="*",
+                   s=160, color=[run_color(r) for r in taken["run"]], edgecolors="black", zorder=3, label="ICDA")
     if show_comp:
         comp = df[(df["dataset"] == dataset) & (df["method"] == "COMP")].sort_values("run")
         for run, precision in zip(comp["run"], comp["precision"]):
@@ -137,7 +142,8 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
-def plot_convergence(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, show_comp: bool = True) -> list[Path]:
+def plot_convergence(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, show_comp: bool = True,
+                     icda: dict[tuple[str, int], int] | None = None) -> list[Path]:
     """Write ``alpha_<dataset>.png`` per dataset with iteration results, and ``alpha_all.png``.
 
     Args:
@@ -145,6 +151,8 @@ def plot_convergence(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Pat
             paths to load.
         out_dir: directory, created if needed.
         show_comp: draw the COMP α per run as dashed lines.
+        icda: {(dataset, run): the iteration taken as ICDA}, used when ``df`` is paths
+            (:func:`icda.report.tables.icda_iterations`; default: each run's last).
 
     Returns:
         Paths written, per-dataset files first (sorted by dataset), ``alpha_all.png`` last.
@@ -156,7 +164,7 @@ def plot_convergence(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Pat
     if not isinstance(df, pd.DataFrame):
         from icda.report.tables import load_evaluations
 
-        df = load_evaluations(df)
+        df = load_evaluations(df, icda)
     out_dir = Path(out_dir)
     datasets = sorted(set(_iterations(df)["dataset"]))
     skipped = sorted(set(df["dataset"]) - set(datasets))

@@ -27,6 +27,7 @@ rule tables:
 rule plots:
     input:
         evals=get_all_evaluations,
+        summaries=run_summaries(),
     output:
         grid=report("results/plots/alpha_all.png", caption="../report/convergence.rst", category="Convergence"),
         per_dataset=expand("results/plots/alpha_{dataset}.png", dataset=AVAILABLE),
@@ -37,7 +38,8 @@ rule plots:
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda report plots --evals {input.evals:q} --out-dir {params.out:q} > {log:q} 2>&1"
+        "python -m icda report plots --evals {input.evals:q} --summaries {input.summaries:q} --out-dir {params.out:q}"
+        " > {log:q} 2>&1"
 
 
 rule rationale_viewer:
