@@ -80,7 +80,7 @@ def train_candidate(
         load_weights(model, init_model_path(init))
     train, dev = ws.split("train"), ws.split("dev")
     if pools is not None:
-        plan = Pools.read(pools).train.plan
+        plan = Pools.read(pools, {"train": train.n_sentences.tolist(), "dev": dev.n_sentences.tolist()}).train.plan
         aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
         dev_ids, dev_labels, dev_rationale = aug_dev.ids, aug_dev.labels, None
 
@@ -169,23 +169,20 @@ def evaluate_predictions(
 
     Raises:
         ConfigError: ``split`` is not ``"train"`` or ``"dev"`` (no predictions.json holds test).
-        DataError: the file or the prepared split is missing or malformed, or they differ in length.
+        DataError: the file or the prepared split is missing or malformed, they differ in length,
+            or a position lies outside the first ``max_sentences`` sentences of its document.
     """
     from icda.data.document import read_documents
-    from icda.errors import ConfigError, DataError
+    from icda.errors import ConfigError
     from icda.records import SPLITS_PREDICTED
 
     if split not in SPLITS_PREDICTED:
         raise ConfigError(f"{predictions} holds the splits {', '.join(SPLITS_PREDICTED)}, not {split}: "
                           "evaluate its model.pt (--model) instead")
-    path = Path(data_dir) / f"{split}.jsonl"
-    docs = read_documents(path)
-    pred = getattr(Predictions.read(predictions), split)
-    if len(pred.positions) != len(docs):
-        raise DataError(predictions, None, f"{len(pred.positions)} {split} documents, {path} has {len(docs)}",
-                        "retrain the model on this prepared dataset")
+    docs = read_documents(Path(data_dir) / f"{split}.jsonl")
     max_sentences = settings.encoder.max_sentences
     n_sentences = [min(max_sentences, len(d.sentences)) for d in docs]
+    pred = getattr(Predictions.read(predictions, {split: n_sentences}), split)
     return _evaluation(docs, pred.positions, [int(p > 0.5) for p in pred.prob_positive], n_sentences,
                        Path(predictions).with_name(MODEL_FILE), split, labels)
 
