@@ -16,7 +16,7 @@ min_version("9.19")  # profiles/*/profile.yaml is read from Snakemake 9.19 on
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
-check_config(config, os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml"))
+check_config(config, os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml"), workflow.configfiles)
 validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 
 
