@@ -168,11 +168,10 @@ def availability(config: dict) -> tuple[list[str], dict[str, str]]:
 def dataset_spec(config: dict, name: str, download: bool = False) -> dict[str, Any]:
     """The JSON that ``python -m icda prepare --spec`` reads; with ``download``, the one that
     ``python -m icda download --spec`` reads. Only the download's spec has the checksums
-    (``md5``) and ``allow_file_url``: prepare does not use them, so changing one does not rerun it."""
+    (``md5``): prepare does not use them, so adding one does not rerun it."""
     spec = {"name": name, "data_dir": str(config["data_dir"]), **config["datasets"][name]}
     if not download:
         spec.pop("md5", None)
-        spec.pop("allow_file_url", None)
     return spec
 
 
