@@ -80,8 +80,10 @@ def validate_spec(name: str, spec: dict) -> dict:
     """The spec with defaults filled in, after checking every key.
 
     Raises:
-        ConfigError: an unknown key, a value of the wrong type or outside its choices, or an
-            inconsistent combination; the message names the dataset and the key.
+        ConfigError: an unknown key, a value of the wrong type or outside its choices, an
+            inconsistent combination, a file path that is absolute or climbs out of ``data_dir``
+            (``..``), or a ``url`` that is not http(s) (``file://`` needs ``allow_file_url``);
+            the message names the dataset and the key.
     """
     def fail(key: str, problem: str, fix: str) -> ConfigError:
         return ConfigError(f"datasets.{name}.{key}: {problem}. Fix: {fix}")
