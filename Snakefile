@@ -16,7 +16,10 @@ min_version("9.19")  # profiles/*/profile.yaml is read from Snakemake 9.19 on
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
-check_config(config, os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml"))
+# First refuses a config whose YAML aliases expand it beyond 100,000 values, naming the file.
+# (Snakemake has already merged the --configfile files, copying nested mappings, not lists: a
+# file of deeply aliased mappings costs that merge before this line.)
+check_config(config, os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml"), workflow.configfiles)
 validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 
 

@@ -71,7 +71,7 @@ def run_workflow(repo: Path, workdir: Path) -> tuple[float, list[dict]]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "-s", str(repo / "Snakefile"),
                     "--directory", str(workdir), "--configfile", str(repo / "config/config.yaml"),
-                    str(REPO / "tests/fixtures/tiny_workflow.yaml"), "--config", f"data_dir={workdir / 'data'}",
+                    str(repo / "tests/fixtures/tiny_workflow.yaml"), "--config", f"data_dir={workdir / 'data'}",
                     "--quiet"], env=env, check=True, capture_output=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)

@@ -143,7 +143,8 @@ def _training_data(ws, pools: str | Path | None, augmented_dev: str | Path | Non
     train, dev = ws.split("train"), ws.split("dev")
     if pools is not None:
         aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
-        return _TrainingData(train, dev, Pools.read(pools).train.plan, pools, aug_dev.ids, aug_dev.labels, None)
+        sizes = {"train": train.n_sentences.tolist(), "dev": dev.n_sentences.tolist()}
+        return _TrainingData(train, dev, Pools.read(pools, sizes).train.plan, pools, aug_dev.ids, aug_dev.labels, None)
     rationale = [d.rationale for d in dev.documents]
     return _TrainingData(train, dev, None, None, dev.ids, dev.labels,
                          None if all(r is None for r in rationale) else rationale)
@@ -244,23 +245,20 @@ def evaluate_predictions(
 
     Raises:
         ConfigError: ``split`` is not ``"train"`` or ``"dev"`` (no predictions.json holds test).
-        DataError: the file or the prepared split is missing or malformed, or they differ in length.
+        DataError: the file or the prepared split is missing or malformed, they differ in length,
+            or a position lies outside the first ``max_sentences`` sentences of its document.
     """
     from icda.data.document import read_documents
-    from icda.errors import ConfigError, DataError
+    from icda.errors import ConfigError
     from icda.records import SPLITS_PREDICTED
 
     if split not in SPLITS_PREDICTED:
         raise ConfigError(f"{predictions} holds the splits {', '.join(SPLITS_PREDICTED)}, not {split}: "
                           "evaluate its model.pt (--model) instead")
-    path = Path(data_dir) / f"{split}.jsonl"
-    docs = read_documents(path)
-    pred = getattr(Predictions.read(predictions), split)
-    if len(pred.positions) != len(docs):
-        raise DataError(predictions, None, f"{len(pred.positions)} {split} documents, {path} has {len(docs)}",
-                        "retrain the model on this prepared dataset")
+    docs = read_documents(Path(data_dir) / f"{split}.jsonl")
     max_sentences = settings.encoder.max_sentences
     n_sentences = [min(max_sentences, len(d.sentences)) for d in docs]
+    pred = getattr(Predictions.read(predictions, {split: n_sentences}), split)
     return _evaluation(docs, pred.positions, [int(p > 0.5) for p in pred.prob_positive], n_sentences,
                        Path(predictions).with_name(MODEL_FILE), split, labels)
 

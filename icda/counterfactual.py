@@ -194,17 +194,18 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     ``data_dir``) from the predictions of the candidate a ``choice.json`` names.
 
     Raises:
-        DataError: a file is missing or malformed.
+        DataError: a file is missing or malformed (among others, a prediction whose document count
+            differs from the prepared split's, or a position outside its document).
         IcdaError: a class has no correctly predicted document.
     """
     from icda.data.document import read_documents
     from icda.records import Choice, Pools, SplitPools
 
     chosen = Choice.read(choice)
-    predictions = chosen.predictions()
+    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
+    predictions = chosen.predictions({split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
     splits = {}
-    for split in ("train", "dev"):
-        docs = read_documents(Path(data_dir) / f"{split}.jsonl")
+    for split, docs in documents.items():
         predicted = getattr(predictions, split)
         plan, stats = build_plan([d.label for d in docs], predicted.prob_positive, predicted.positions,
                                  pool_fraction, pool_base)
@@ -224,16 +225,18 @@ def write_augmented(pools: str | Path, data_dir: str | Path, seed: int, max_sent
         {split: documents written}.
 
     Raises:
-        DataError: a file is missing or malformed.
+        DataError: a file is missing or malformed (among others, a plan built for another number of
+            documents, or a position outside the first ``max_sentences`` sentences of its document).
     """
     from icda.data.document import read_documents
     from icda.io import write_jsonl
     from icda.records import Pools
 
-    record = Pools.read(pools)
+    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
+    record = Pools.read(pools, {split: [min(len(d.sentences), max_sentences) for d in docs]
+                                for split, docs in documents.items()})
     written = {}
-    for offset, split in enumerate(("train", "dev")):
-        docs = read_documents(Path(data_dir) / f"{split}.jsonl")
+    for offset, (split, docs) in enumerate(documents.items()):
         plan = getattr(record, split).plan
         records = augmented_documents(docs, plan, seed + offset, max_sentences)
         write_jsonl(records, Path(out_dir) / f"{split}.jsonl")

@@ -108,12 +108,54 @@ def read_json_file(path: str | Path, missing_fix: str, corrupt_fix: str) -> Any:
         raise DataError(path, None, str(exc), corrupt_fix) from None
 
 
+#: the most values a YAML file may expand to through its aliases: a config has a few thousand;
+#: nested aliases (``&a [x, x]``, ``&b [*a, *a]``, ...) grow exponentially ("billion laughs")
+MAX_YAML_VALUES = 100_000
+#: the fix of a YAML file that expands to more than :data:`MAX_YAML_VALUES`
+ALIAS_FIX = ("write the repeated values out, or nest fewer aliases (*name): a config needs a few "
+             "thousand values at most")
+
+
+def expanded_size(obj: Any, limit: int = MAX_YAML_VALUES) -> int:
+    """The number of values (containers and scalars) of a loaded YAML/JSON value once every alias
+    is expanded, i.e. a list or mapping counted at each place it appears, or ``limit + 1`` once it
+    exceeds ``limit`` (also for a structure that contains itself).
+
+    A YAML loader shares one object among the places an alias names it, so loading costs nothing;
+    walking the value (validating, copying, writing it) costs the expanded size. This counts it
+    in time proportional to the distinct objects (each is counted once and remembered).
+    """
+    known: dict[int, int] = {}
+    open_: set[int] = set()
+
+    def size(value: Any) -> int:
+        if not isinstance(value, (dict, list)):
+            return 1
+        key = id(value)
+        if key in known:
+            return known[key]
+        if key in open_:  # contains itself: infinite once expanded
+            return limit + 1
+        open_.add(key)
+        total = 1
+        for item in value.values() if isinstance(value, dict) else value:
+            total += size(item)
+            if total > limit:
+                break
+        open_.discard(key)
+        known[key] = min(total, limit + 1)
+        return known[key]
+
+    return size(obj)
+
+
 def read_yaml(path: str | Path, missing_fix: str) -> Any:
-    """Parse a YAML file.
+    """Parse a YAML file (safe loader), refusing one whose aliases expand it beyond
+    :data:`MAX_YAML_VALUES` values (:func:`expanded_size`).
 
     Raises:
-        DataError: the file does not exist (the fix is ``missing_fix``) or is not valid YAML
-            (naming the line of the syntax error).
+        DataError: the file does not exist (the fix is ``missing_fix``), is not valid YAML
+            (naming the line of the syntax error), or expands to too many values.
     """
     import yaml
 
@@ -121,13 +163,17 @@ def read_yaml(path: str | Path, missing_fix: str) -> Any:
 
     try:
         with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+            data = yaml.safe_load(fh)
     except FileNotFoundError:
         raise DataError(path, None, "file not found", missing_fix) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise DataError(path, None if mark is None else mark.line + 1,
                         f"not valid YAML ({getattr(exc, 'problem', exc)})", "fix the YAML syntax") from None
+    if expanded_size(data) > MAX_YAML_VALUES:
+        raise DataError(path, None, f"its YAML aliases expand it to more than {MAX_YAML_VALUES:,} values",
+                        ALIAS_FIX)
+    return data
 
 
 def save_torch(obj: Any, path: str | Path) -> None:

@@ -3,6 +3,11 @@
 Every inter-step file is written and read only through its class here (``write(path)``,
 ``read(path)``), so its fields are defined once and checked on reading: a missing, corrupt or
 malformed file raises :class:`~icda.errors.DataError` naming the file, the field and the fix.
+Checked are the types, the ranges (:attr:`Record.RANGES`: probabilities and accuracies in
+[0, 1], epochs, iterations), and every index: sentence positions and document indices are
+non-negative and consistent with the record's own sizes (a pools record's ``n_documents``), and,
+where the reader passes the documents' sentence counts (``read(path, n_sentences=...)``), each
+position lies inside its document. A negative index is never used as Python's "from the end".
 
 Vocabulary (paper section "Implementation"; docs/algorithm.md):
 
@@ -34,7 +39,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 from icda.errors import DataError, rebuild_fix
 from icda.io import read_json_file, write_json
@@ -59,6 +64,26 @@ def _conforms(value: Any, hint: Any) -> bool:
     return isinstance(value, origin or hint)
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _indices(value: Any, what: str) -> list[int]:
+    """``value`` if it is a list of non-negative integers, else ValueError naming ``what``."""
+    if not isinstance(value, list):
+        raise ValueError(f"{what} is {type(value).__name__}, not a list of indices")
+    for i, index in enumerate(value):
+        if not _is_int(index) or index < 0:
+            raise ValueError(f"{what}[{i}] is {json.dumps(index)}, not an index (an integer >= 0)")
+    return value
+
+
+def _inside(index: int, size: int, what: str, unit: str) -> None:
+    """ValueError unless ``0 <= index < size`` (``size`` ``unit``: "documents", "sentences")."""
+    if not 0 <= index < size:
+        raise ValueError(f"{what} is {index}, outside 0 to {size - 1} ({size} {unit})")
+
+
 class Record:
     """Base of the records: typed fields, JSON round trip, validation on reading."""
 
@@ -68,6 +93,8 @@ class Record:
     COMMAND: ClassVar[str] = ""
     #: fields holding nested objects (built by :meth:`_load_field`, not type-checked here)
     NESTED: ClassVar[tuple[str, ...]] = ()
+    #: {field: (lowest, highest)} a number field must lie in (None: not bounded on that side)
+    RANGES: ClassVar[dict[str, tuple[float | None, float | None]]] = {}
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: _dump(getattr(self, f.name)) for f in dataclasses.fields(self)}
@@ -77,7 +104,8 @@ class Record:
         """Build the record from its JSON object (keys that are no field are ignored).
 
         Raises:
-            ValueError: a field is missing or of the wrong type (the message names it).
+            ValueError: a field is missing, of the wrong type or out of its range (the message
+                names it), or an index is out of range (:meth:`check`).
         """
         if not isinstance(obj, dict):
             raise ValueError(f"not a JSON object ({type(obj).__name__})")
@@ -92,6 +120,11 @@ class Record:
             if f.name not in cls.NESTED and not _conforms(value, hints[f.name]):
                 raise ValueError(f"field '{f.name}' is {type(value).__name__} {json.dumps(value)[:60]}, "
                                  f"not {hints[f.name]}")
+            low, high = cls.RANGES.get(f.name, (None, None))
+            if isinstance(value, (int, float)) and ((low is not None and value < low)
+                                                    or (high is not None and value > high)):
+                raise ValueError(f"field '{f.name}' is {value}, outside "
+                                 f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]")
             values[f.name] = value
         record = cls(**values)
         record.check()
@@ -103,25 +136,38 @@ class Record:
         raise NotImplementedError(name)
 
     def check(self) -> None:
-        """Hook for checks beyond types; raises ValueError."""
+        """Hook for checks beyond types and ranges (indices); raises ValueError."""
+
+    def check_sentences(self, n_sentences: Any) -> None:
+        """Hook: check the record's sentence positions against the documents' sentence counts;
+        raises ValueError."""
+        raise TypeError(f"{type(self).__name__} holds no sentence positions")
 
     def write(self, path: str | Path) -> None:
         """Write the record as indented JSON, atomically (:func:`icda.io.write_json`)."""
         write_json(self.to_json(), path)
 
     @classmethod
-    def read(cls, path: str | Path):
+    def read(cls, path: str | Path, n_sentences: Any = None):
         """Read and validate the record at ``path``.
+
+        Args:
+            n_sentences: the sentence counts of the documents the record's positions refer to
+                (:meth:`check_sentences`; only for records that hold positions), or None.
 
         Raises:
             DataError: the file is missing, not JSON (with the line), or not this record (the
-                field named); the fix names the step that writes it.
+                field named; among others an index or probability out of range, or a position
+                past the end of its document); the fix names the step that writes it.
         """
         path = Path(path)
         obj = read_json_file(path, f"run the step that writes it first (`python -m icda {cls.COMMAND}`)",
                              rebuild_fix(path, cls.COMMAND))
         try:
-            return cls.from_json(obj)
+            record = cls.from_json(obj)
+            if n_sentences is not None:
+                record.check_sentences(n_sentences)
+            return record
         except ValueError as exc:
             raise DataError(path, None, f"not {cls.WHAT}: {exc}", rebuild_fix(path, cls.COMMAND)) from None
 
@@ -152,6 +198,8 @@ class History(Record):
 
     WHAT: ClassVar[str] = "a training history"
     COMMAND: ClassVar[str] = "train"
+    RANGES: ClassVar[dict] = {"best_epoch": (-1, None), "dev_loss": (0, None), "dev_accuracy": (0, 1),
+                              "seconds_per_epoch": (0, None)}
 
     best_epoch: int
     dev_loss: float
@@ -183,6 +231,20 @@ class SplitPredictions(Record):
     def check(self) -> None:
         if len(self.prob_positive) != len(self.positions):
             raise ValueError(f"{len(self.prob_positive)} probabilities but {len(self.positions)} position lists")
+        for i, p in enumerate(self.prob_positive):
+            if not _conforms(p, float) or not 0 <= p <= 1:
+                raise ValueError(f"prob_positive[{i}] is {json.dumps(p)}, not a probability in [0, 1]")
+        for i, positions in enumerate(self.positions):
+            _indices(positions, f"positions[{i}]")
+
+    def check_sentences(self, n_sentences: Sequence[int]) -> None:
+        """Check that there is one position list per document and that each position lies inside
+        its document (``n_sentences[d]``: the sentences document d shows the model)."""
+        if len(self.positions) != len(n_sentences):
+            raise ValueError(f"{len(self.positions)} documents, but the prepared split has {len(n_sentences)}")
+        for d, positions in enumerate(self.positions):
+            for p in positions:
+                _inside(p, n_sentences[d], f"a position of document {d} (positions[{d}])", "sentences")
 
 
 @dataclass(frozen=True)
@@ -203,6 +265,15 @@ class Predictions(Record):
         except ValueError as exc:
             raise ValueError(f"field '{name}': {exc}") from None
 
+    def check_sentences(self, n_sentences: dict[str, Sequence[int]]) -> None:
+        """:meth:`SplitPredictions.check_sentences` of each split in ``n_sentences``
+        (``{"train": [...], "dev": [...]}``)."""
+        for split, counts in n_sentences.items():
+            try:
+                getattr(self, split).check_sentences(counts)
+            except ValueError as exc:
+                raise ValueError(f"field '{split}': {exc}") from None
+
 
 #: the files a candidate folder holds (``python -m icda train --out-dir``)
 MODEL_FILE, PREDICTIONS_FILE, HISTORY_FILE = "model.pt", "predictions.json", "history.json"
@@ -218,6 +289,8 @@ class CandidateScore(Record):
     with), loss on the original dev set, dev accuracy, degeneration, best epoch, ΔA against the
     previous choice and score (lower wins)."""
 
+    RANGES: ClassVar[dict] = {"dev_loss": (0, None), "original_dev_loss": (0, None), "dev_accuracy": (0, 1),
+                              "best_epoch": (-1, None), "delta_A": (0, 1), "score": (0, None)}
     name: str
     candidate_dir: str
     warm_start: bool
@@ -244,6 +317,7 @@ class Choice(Record):
     WHAT: ClassVar[str] = "a candidate choice"
     COMMAND: ClassVar[str] = "select"
     NESTED: ClassVar[tuple[str, ...]] = ("chosen", "candidates")
+    RANGES: ClassVar[dict] = {"iteration": (0, None), "previous_delta_A": (0, 1)}
 
     iteration: int
     candidate_loss: str
@@ -268,13 +342,14 @@ class Choice(Record):
         """The chosen candidate's ``model.pt``."""
         return Path(self.chosen.candidate_dir) / MODEL_FILE
 
-    def predictions(self) -> Predictions:
-        """The chosen candidate's ``predictions.json``.
+    def predictions(self, n_sentences: dict[str, Sequence[int]] | None = None) -> Predictions:
+        """The chosen candidate's ``predictions.json`` (positions checked against
+        ``n_sentences``, :meth:`Predictions.check_sentences`, when given).
 
         Raises:
             DataError: it is missing or malformed.
         """
-        return Predictions.read(Path(self.chosen.candidate_dir) / PREDICTIONS_FILE)
+        return Predictions.read(Path(self.chosen.candidate_dir) / PREDICTIONS_FILE, n_sentences)
 
 
 # --------------------------------------------------------------------------- pools
@@ -297,10 +372,50 @@ class SplitPools(Record):
             return value
         from icda.counterfactual import AugmentationPlan
 
-        try:
-            return AugmentationPlan.from_json(value)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"field 'plan' is not an augmentation plan ({exc!r})") from None
+        if not isinstance(value, dict) or not {"kept", "positions", "pools"} <= value.keys():
+            raise ValueError("field 'plan' is not an augmentation plan (keys kept, positions, pools)")
+        _indices(value["kept"], "plan.kept")
+        if not isinstance(value["positions"], list):
+            raise ValueError("plan.positions is not a list")
+        for i, positions in enumerate(value["positions"]):
+            _indices(positions, f"plan.positions[{i}]")
+        if not isinstance(value["pools"], dict) or set(value["pools"]) != {"0", "1"}:
+            raise ValueError('plan.pools is not a mapping of the classes "0" and "1"')
+        for c, refs in value["pools"].items():
+            if not isinstance(refs, list):
+                raise ValueError(f"plan.pools.{c} is not a list of [document, position] pairs")
+            for i, ref in enumerate(refs):
+                if len(_indices(ref, f"plan.pools.{c}[{i}]")) != 2:
+                    raise ValueError(f"plan.pools.{c}[{i}] is {json.dumps(ref)}, not a [document, position] pair")
+        return AugmentationPlan.from_json(value)
+
+    def check(self) -> None:
+        plan = self.plan
+        if len(plan.positions) != len(plan.kept):
+            raise ValueError(f"plan: {len(plan.kept)} kept documents but {len(plan.positions)} position lists")
+        if len(set(plan.kept)) != len(plan.kept):
+            raise ValueError("plan.kept lists a document twice")
+        n = self.stats.get("n_documents")
+        if not _is_int(n) or n < 0:
+            raise ValueError(f"stats.n_documents is {json.dumps(n)}, not a number of documents")
+        for i, d in enumerate(plan.kept):
+            _inside(d, n, f"plan.kept[{i}]", "documents in stats.n_documents")
+        for c, refs in plan.pools.items():
+            for i, (d, _) in enumerate(refs):
+                _inside(d, n, f"the document of plan.pools.{c}[{i}]", "documents in stats.n_documents")
+
+    def check_sentences(self, n_sentences: Sequence[int]) -> None:
+        """Check the plan against the split's documents (``n_sentences[d]``: the sentences of
+        document d): as many documents, and every position inside its document."""
+        if len(n_sentences) != self.stats["n_documents"]:
+            raise ValueError(f"built for {self.stats['n_documents']} documents, but the prepared split has "
+                             f"{len(n_sentences)}")
+        for i, (d, positions) in enumerate(zip(self.plan.kept, self.plan.positions)):
+            for p in positions:
+                _inside(p, n_sentences[d], f"a position of kept document {d} (plan.positions[{i}])", "sentences")
+        for c, refs in self.plan.pools.items():
+            for i, (d, p) in enumerate(refs):
+                _inside(p, n_sentences[d], f"the position of plan.pools.{c}[{i}] (document {d})", "sentences")
 
 
 @dataclass(frozen=True)
@@ -325,6 +440,15 @@ class Pools(Record):
         except ValueError as exc:
             raise ValueError(f"field '{name}': {exc}") from None
 
+    def check_sentences(self, n_sentences: dict[str, Sequence[int]]) -> None:
+        """:meth:`SplitPools.check_sentences` of each split in ``n_sentences``
+        (``{"train": [...], "dev": [...]}``)."""
+        for split, counts in n_sentences.items():
+            try:
+                getattr(self, split).check_sentences(counts)
+            except ValueError as exc:
+                raise ValueError(f"field '{split}': {exc}") from None
+
 
 # --------------------------------------------------------------------------- converge
 
@@ -339,6 +463,7 @@ class Decision(Record):
 
     WHAT: ClassVar[str] = "a stop decision"
     COMMAND: ClassVar[str] = "converge"
+    RANGES: ClassVar[dict] = {"iteration": (0, None)}
     iteration: int
     stop: bool
     converged: bool
@@ -365,7 +490,15 @@ EVAL_SCHEMA = {
         "f1": _FRACTION_OR_NULL,
         "accuracy": _FRACTION_OR_NULL,
         "n_docs": {"type": "integer", "minimum": 0},
-        "documents": {"type": "object", "required": ["ids", "positions", "predicted"]},
+        "documents": {"type": "object", "required": ["ids", "positions", "predicted"], "properties": {
+            "ids": {"type": "array", "items": {"type": "string"}},
+            "positions": {"type": "array", "items": {"type": "array", "items": {"type": "integer", "minimum": 0}}},
+            "predicted": {"type": "array", "items": {"type": ["integer", "null"], "minimum": 0}},
+        }},
+        "position_histogram": {"anyOf": [{"type": "array", "items": {"type": "integer", "minimum": 0}},
+                                         {"type": "null"}]},
+        "precision_by_class": {"anyOf": [{"type": "object", "additionalProperties": _FRACTION_OR_NULL},
+                                         {"type": "null"}]},
     },
 }
 
@@ -401,6 +534,12 @@ class Evaluation(Record):
     iteration: int | None = None
     point: str | None = None
     seed: int | None = None
+
+    def check(self) -> None:
+        docs = self.documents
+        if docs is not None and not len(docs["ids"]) == len(docs["positions"]) == len(docs["predicted"]):
+            raise ValueError(f"field 'documents': {len(docs['ids'])} ids, {len(docs['positions'])} position "
+                             f"lists and {len(docs['predicted'])} predictions")
 
     def class_precision(self, label: int) -> float | None:
         """Precision over the documents of gold class ``label`` (None where not recorded)."""
@@ -445,6 +584,7 @@ class RunSummary(Record):
 
     WHAT: ClassVar[str] = "a run summary"
     COMMAND: ClassVar[str] = "converge"
+    RANGES: ClassVar[dict] = {"run": (1, None), "iterations": (1, None)}
     dataset: str
     run: int
     iterations: int

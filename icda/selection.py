@@ -107,6 +107,7 @@ def select_candidate(
     previous: Choice | None = None,
     dev_labels: Sequence[int] | None = None,
     candidate_loss: str = "augmented_dev",
+    n_sentences: dict[str, Sequence[int]] | None = None,
 ) -> Choice:
     """Pick the candidate of one iteration.
 
@@ -123,6 +124,9 @@ def select_candidate(
         candidate_loss: the loss in the score from iteration 1 on: ``"augmented_dev"`` (the
             paper: the dev loss training recorded, on the iteration's augmented dev set) or
             ``"original_dev"`` (a departure: the candidate's loss on the original dev set).
+        n_sentences: ``{"train": [N], "dev": [D]}``, the sentences of each original document:
+            every predictions.json read is checked against them (one position list per document,
+            each position inside its document).
 
     Returns:
         the :class:`~icda.records.Choice`: chosen candidate, its dev loss, best epoch, ΔA,
@@ -130,7 +134,7 @@ def select_candidate(
 
     Raises:
         DataError: a candidate's history.json or predictions.json (or the previous choice's
-            predictions.json) is missing or corrupt.
+            predictions.json) is missing or corrupt, or does not fit ``n_sentences``.
         ValueError: ``candidate_loss`` is unknown, or ``"original_dev"`` without ``dev_labels``.
     """
     if candidate_loss not in CANDIDATE_LOSSES:
@@ -139,13 +143,13 @@ def select_candidate(
         raise ValueError("candidate_loss='original_dev' needs dev_labels")
     prev_sets = None
     if previous is not None:
-        prev_sets = rationale_sets(train_labels, previous.predictions().train.positions)
+        prev_sets = rationale_sets(train_labels, previous.predictions(n_sentences).train.positions)
     dirs = [(Path(c), False) for c in candidates] + ([(Path(warm_start), True)] if warm_start else [])
     previous_delta = None if previous is None else previous.chosen.delta_A
     rows = []
     for directory, is_warm in dirs:
         history = History.read(directory / HISTORY_FILE)
-        predictions = Predictions.read(directory / PREDICTIONS_FILE)
+        predictions = Predictions.read(directory / PREDICTIONS_FILE, n_sentences)
         delta = None
         if prev_sets is not None:
             delta = delta_a(rationale_sets(train_labels, predictions.train.positions), prev_sets)
@@ -186,10 +190,11 @@ def select_iteration(
     if iteration >= 1 and (warm_start is None or previous is None):
         raise ConfigError("select: iterations >= 1 need --warm-start and --previous")
     data_dir = Path(data_dir)
-    labels = [d.label for d in read_documents(data_dir / "train.jsonl")]
-    dev_labels = [d.label for d in read_documents(data_dir / "dev.jsonl")]
-    return select_candidate(iteration, candidates, labels, warm_start,
-                            None if previous is None else Choice.read(previous), dev_labels, candidate_loss)
+    documents = {split: read_documents(data_dir / f"{split}.jsonl") for split in ("train", "dev")}
+    return select_candidate(iteration, candidates, [d.label for d in documents["train"]], warm_start,
+                            None if previous is None else Choice.read(previous),
+                            [d.label for d in documents["dev"]], candidate_loss,
+                            {split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
 
 
 @dataclass(frozen=True)

@@ -277,8 +277,17 @@ class Settings:
             ConfigError: ``model.finetune`` is on, ``train.encoder_lr`` is null and ``train.lr``
                 exceeds :data:`MAX_IMPLICIT_ENCODER_LR`: the pretrained token encoder would be
                 trained at a rate meant for the randomly initialised layers (the CPU defaults'
-                1e-3), which overwrites what pretraining gave it.
+                1e-3), which overwrites what pretraining gave it; or ``model.k`` is not smaller
+                than ``encoder.max_sentences``: every sentence the model sees would be selected.
         """
+        k, seen = self.model.k, self.encoder.max_sentences
+        if k >= seen:
+            raise ConfigError(
+                f"{where}: model.k = {k} is not smaller than encoder.max_sentences = {seen}, so every "
+                "sentence the model sees would be selected: each counterfactual would replace the whole "
+                "document and rationale precision would only measure the share of ground-truth "
+                f"sentences. Fix: lower model.k below {seen} (the paper: 1), or raise "
+                f"encoder.max_sentences above {k}")
         if self.model.finetune and self.train.encoder_lr is None and self.train.lr > MAX_IMPLICIT_ENCODER_LR:
             raise ConfigError(
                 f"{where}: model.finetune is true and train.encoder_lr is null, so the pretrained token "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from icda.data.spec import (
     describe_missing,
@@ -19,6 +19,8 @@ from icda.data.spec import (
 from icda.errors import ConfigError, DataError
 
 SETTINGS_SECTIONS = ("encoder", "model", "train", "icda")
+#: schema checks whose message gets the failing key's description (what the value must be, in words)
+_EXPLAINED = ("pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def _merge(base: dict, override: dict) -> dict:
@@ -28,17 +30,32 @@ def _merge(base: dict, override: dict) -> dict:
     return out
 
 
-def check_config(config: dict, schema_path: str | Path) -> None:
+def check_config(config: dict, schema_path: str | Path, config_files: Sequence[str | Path] = ()) -> None:
     """Check ``config`` against the workflow's JSON schema, before Snakemake's ``validate`` (which
     fills in the defaults but reports a problem with the whole config and schema).
 
+    First its size: a config whose YAML aliases expand it beyond
+    :data:`icda.io.MAX_YAML_VALUES` values is refused before anything walks it.
+
+    Args:
+        config_files: the files ``config`` was read from (``workflow.configfiles``), to name the
+            one at fault.
+
     Raises:
-        ConfigError: one line per problem: the key, what is wrong (for an unknown key, the
-            allowed keys), and the fix.
+        DataError: one of ``config_files`` expands to too many values (naming it).
+        ConfigError: ``config`` expands to too many values (from no file, e.g. ``--config``); or
+            one line per problem: the key, what is wrong (for an unknown key, the allowed keys;
+            for a value out of range or of the wrong form, what it must be), and the fix.
     """
     import jsonschema
 
-    from icda.io import read_yaml
+    from icda.io import ALIAS_FIX, MAX_YAML_VALUES, expanded_size, read_yaml
+
+    if expanded_size(config) > MAX_YAML_VALUES:
+        for path in config_files:
+            read_yaml(path, "give an existing config file")  # raises for the file at fault
+        raise ConfigError(f"config: expands to more than {MAX_YAML_VALUES:,} values through YAML aliases. "
+                          f"Fix: {ALIAS_FIX}")
 
     schema = read_yaml(schema_path, "run the workflow from the repository's Snakefile")
     problems = []
@@ -49,22 +66,44 @@ def check_config(config: dict, schema_path: str | Path) -> None:
             problems += [f"{key + '.' if key else ''}{name}: unknown key (allowed: {', '.join(allowed)})"
                          for name in error.instance if name not in allowed]
         else:
-            problems.append(f"{key or 'config'}: {error.message[:200]}")
+            why = error.schema.get("description") if error.validator in _EXPLAINED else None
+            problems.append(f"{key or 'config'}: {error.message[:200]}" + (f" ({why})" if why else ""))
     if problems:
         raise ConfigError("invalid config:\n  " + "\n  ".join(sorted(problems))
                           + f"\nFix: correct these keys (each key, its type and default: {schema_path})")
 
 
 def run_numbers(config: dict) -> list[int]:
-    """The runs of every dataset: 1 .. ``n_runs``.
+    """The runs of every dataset: 1 .. ``n_runs``, after checking their seed lists.
 
     Raises:
-        ConfigError: ``n_runs`` is larger than the number of seed lists in ``runs``.
+        ConfigError: ``n_runs`` is larger than the number of seed lists in ``runs``; a run repeats
+            a seed (its candidates would share a folder, so fewer would train); two runs have the
+            same seeds (the mean ± sd over runs would count one run twice); or ``comp.seeds`` is
+            larger than the seeds of a run (COMP would quietly train with fewer).
     """
     n, runs = config["n_runs"], config["runs"]
     if n > len(runs):
         raise ConfigError(f"n_runs: {n}, but `runs` has {len(runs)} seed lists. Fix: lower n_runs "
                           f"to {len(runs)} or add {n - len(runs)} seed lists to `runs`")
+    used = [list(seeds) for seeds in runs[:n]]
+    for r, seeds in enumerate(used, 1):
+        repeated = sorted({s for s in seeds if seeds.count(s) > 1})
+        if repeated:
+            raise ConfigError(f"runs: run {r} has the seeds {seeds}, which repeat {repeated}; a seed names "
+                              "its candidate (folder seed<s>), so the run would train fewer candidates "
+                              "than it lists. Fix: give each run distinct seeds")
+        for q, other in enumerate(used[: r - 1], 1):
+            if sorted(other) == sorted(seeds):
+                raise ConfigError(f"runs: runs {q} and {r} have the same seeds {sorted(seeds)}, so they "
+                                  "would train the same models and the mean ± sd over runs would count "
+                                  f"one run twice. Fix: give run {r} other seeds")
+    comp_seeds = (config.get("comp") or {}).get("seeds")
+    shortest = min(range(n), key=lambda i: len(used[i]))
+    if comp_seeds is not None and comp_seeds > len(used[shortest]):
+        raise ConfigError(f"comp.seeds: {comp_seeds}, but run {shortest + 1} has {len(used[shortest])} "
+                          "seeds; COMP trains with the first comp.seeds seeds of each run. Fix: lower "
+                          f"comp.seeds to {len(used[shortest])} or add seeds to the runs")
     return list(range(1, n + 1))
 
 
@@ -166,18 +205,38 @@ def dataset_settings(config: dict, name: str) -> dict[str, Any]:
 
 def check_settings(config: dict, datasets: list[str]) -> None:
     """Build the settings of every dataset in ``datasets`` and of every sweep point on them, so
-    that a value the training commands would refuse stops the workflow before any job runs.
+    that a value the training commands would refuse, or one that makes the method meaningless,
+    stops the workflow before any job runs.
 
     Raises:
-        ConfigError: the first invalid setting, naming the dataset (and sweep point) and the fix.
+        ConfigError: ``overrides`` names a dataset that is not under ``datasets`` (a typo would
+            otherwise be ignored); or the first invalid setting, naming the dataset (and sweep
+            point) and the fix: among others ``model.k`` not smaller than
+            ``encoder.max_sentences`` (:meth:`icda.settings.Settings.validate`) or than the
+            dataset's ``min_sentences`` (prepare keeps train/dev documents that short, in which
+            every sentence would be selected).
     """
     from icda.settings import Settings
 
+    unknown = [name for name in config.get("overrides") or {} if name not in config["datasets"]]
+    if unknown:
+        raise ConfigError(f"overrides.{unknown[0]}: there is no dataset {unknown[0]!r} under `datasets` "
+                          f"(configured: {', '.join(config['datasets'])}), so these overrides would be "
+                          "ignored. Fix: correct the dataset name, or remove the entry")
     for name in datasets:
-        Settings.from_dict(dataset_settings(config, name), where=f"config, dataset {name!r}")
-        for point in (config.get("sweep") or {}).get("points") or {}:
-            Settings.from_dict(sweep_settings(config, name, point),
-                               where=f"config, sweep point {point!r} on dataset {name!r}")
+        shortest = validate_spec(name, config["datasets"][name])["min_sentences"]
+        points = {None: dataset_settings(config, name)} | {
+            point: sweep_settings(config, name, point) for point in (config.get("sweep") or {}).get("points") or {}}
+        for point, values in points.items():
+            where = f"config, dataset {name!r}" if point is None else \
+                f"config, sweep point {point!r} on dataset {name!r}"
+            k = Settings.from_dict(values, where=where).model.k
+            if k >= shortest:
+                raise ConfigError(
+                    f"{where}: model.k = {k} is not smaller than datasets.{name}.min_sentences = {shortest}: "
+                    f"prepare keeps train/dev documents of {shortest} sentences, in which every sentence "
+                    f"would be selected (each counterfactual would replace the whole document). Fix: "
+                    f"lower model.k below {shortest}, or raise datasets.{name}.min_sentences above {k}")
 
 
 def finetune(config: dict, name: str) -> bool:

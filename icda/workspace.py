@@ -62,11 +62,15 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
     ``python -m icda embed``; finetune mode encodes sentences with a trainable encoder.
 
     Raises:
-        DataError: a split is missing, or the cache was built with other encoder settings or
-            lacks a sentence of the data (stale cache).
+        DataError: a split is missing; a train or dev document shows the model no more sentences
+            than ``model.k`` (all of them would be selected; the message names the file, the
+            line and the fix); or the cache was built with other encoder settings or lacks a
+            sentence of the data (stale cache).
     """
     data_dir = Path(data_dir)
     documents = {s: read_documents(data_dir / f"{s}.jsonl") for s in SPLITS}
+    for split in ("train", "dev"):
+        check_k(settings, documents[split], data_dir / f"{split}.jsonl")
     device = resolve_device(settings.device)
     if not settings.model.finetune:
         from icda.embed import EmbeddingCache
@@ -101,6 +105,26 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
         EncodedSentences(encoder, tokens, tokenizer.pad_token_id), device,
         {k: v.clone() for k, v in encoder.state_dict().items()},
     )
+
+
+def check_k(settings: Settings, docs: list[Document], path: str | Path) -> None:
+    """Check that every document of a prepared train/dev split shows the model more sentences
+    (its first ``encoder.max_sentences``) than the ``model.k`` it selects.
+
+    Raises:
+        DataError: the shortest such document (by its line in ``path``) is not longer than k: all of
+            its sentences would be selected and its counterfactual would replace it whole.
+    """
+    k, seen = settings.model.k, settings.encoder.max_sentences
+    lengths = [min(len(doc.sentences), seen) for doc in docs]
+    if not lengths or min(lengths) > k:
+        return
+    row = lengths.index(min(lengths))
+    raise DataError(path, row + 1, f"document {docs[row].id} shows the model {lengths[row]} sentences, "
+                    f"not more than model.k = {k}: all of them would be selected, so its rationale and "
+                    "counterfactual would be meaningless",
+                    f"lower model.k below {lengths[row]}, or raise the dataset's min_sentences (datasets."
+                    f"<name>.min_sentences) above {k} and rerun prepare, which then drops such documents")
 
 
 def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | None = None) -> None:

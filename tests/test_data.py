@@ -462,7 +462,7 @@ def test_missing_files_and_describe_missing(tmp_path):
 
 def test_download_fetches_missing_files(tmp_path):
     _toy_data(tmp_path / "remote")
-    spec = _files_spec(url=(tmp_path / "remote").as_uri() + "/")
+    spec = _files_spec(url=(tmp_path / "remote").as_uri() + "/", allow_file_url=True)
     (tmp_path / "local/toy").mkdir(parents=True)
     (tmp_path / "local/toy/dev.txt").write_text("0\tkept.\n", encoding="utf-8")
     got = download("toy", spec, tmp_path / "local")
@@ -471,7 +471,7 @@ def test_download_fetches_missing_files(tmp_path):
     assert (tmp_path / "local/toy/dev.txt").read_text() == "0\tkept.\n"  # present files untouched
     assert download("toy", spec, tmp_path / "local") == []
     with pytest.raises(DataError, match="could not download .*empty/toy/train.txt"):
-        download("toy", _files_spec(url=(tmp_path / "empty").as_uri()), tmp_path / "other")
+        download("toy", _files_spec(url=(tmp_path / "empty").as_uri(), allow_file_url=True), tmp_path / "other")
     assert not list((tmp_path / "other").rglob("*.txt"))  # nothing half-written
     with pytest.raises(DataError, match="not public"):
         download("beer", _files_spec(public=False), tmp_path / "other")
@@ -557,7 +557,7 @@ def test_cli_download_reports_non_public(tmp_path, capsys):
     config = tmp_path / "config.yaml"
     config.write_text(
         f"data_dir: {tmp_path / 'data'}\ndatasets:\n"
-        f"  toy: {json.dumps(_files_spec(url=(tmp_path / 'remote').as_uri() + '/'))}\n"
+        f"  toy: {json.dumps(_files_spec(url=(tmp_path / 'remote').as_uri() + '/', allow_file_url=True))}\n"
         f"  beer: {json.dumps(_files_spec(train='beer/train.txt', public=False))}\n"
     )
     assert main(["download", "--config", str(config)]) == 0

@@ -75,7 +75,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         The statistics written to ``stats.json``: per split the number of documents, label counts
         and sentences per document (mean, population sd, min, max); per split the documents
         dropped at each step; the test ground-truth coverage; the train and dev documents that
-        also appear in test (``overlap``); ``warnings`` (also logged).
+        also appear in test (``overlap``); per train/dev split the texts it holds with more than
+        one label (``contradictory``: kept, once per label); ``warnings`` (also logged).
 
     Raises:
         ConfigError: the spec is invalid.
@@ -139,6 +140,12 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         if n:
             warnings.append(f"{name}: {n} of {len(prepared[split])} {split} documents also appear in "
                             "the test split (same sentences)")
+    contradictory = {split: count_contradictory(prepared[split]) for split in ("train", "dev")}
+    for split, n in contradictory.items():
+        if n:
+            warnings.append(f"{name}: {n} text(s) of the {split} split appear with different labels "
+                            "(contradictory duplicates, each kept once per label); check the "
+                            f"labels in {inputs[split]}")
     for warning in warnings:
         log.warning(warning)
 
@@ -152,6 +159,7 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         "dropped": dropped,
         "test_ground_truth": ground_truth_stats(prepared["test"]),
         "overlap": {f"{split}_test": n for split, n in overlap.items()},
+        "contradictory": contradictory,
         "warnings": warnings,
     }
     if spec["source"] == "llm":
@@ -229,6 +237,14 @@ def count_test_overlap(docs: list[Document], test: list[Document]) -> int:
     """How many of ``docs`` have the same sentences as a test document."""
     test_sentences = {doc.sentences for doc in test}
     return sum(doc.sentences in test_sentences for doc in docs)
+
+
+def count_contradictory(docs: list[Document]) -> int:
+    """How many distinct texts (same sentences) occur in ``docs`` with more than one label."""
+    labels: dict[tuple[str, ...], set] = {}
+    for doc in docs:
+        labels.setdefault(doc.sentences, set()).add(doc.label)
+    return sum(len(found) > 1 for found in labels.values())
 
 
 def _count_lines(path: Path) -> int:

@@ -37,9 +37,10 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
         The paths downloaded (empty when nothing was missing).
 
     Raises:
-        ConfigError: the spec is invalid.
+        ConfigError: the spec is invalid (among others: a path that is absolute or climbs out of
+            ``data_dir``, a URL that is not http(s), or file:// without ``allow_file_url``).
         DataError: the dataset is not public or has no ``url`` (the message says how to get it);
-            a download failed (offline, timeout, wrong URL: the message names the URL and the
+            a file's path leads out of ``data_dir`` through a symbolic link; a download failed (offline, timeout, wrong URL: the message names the URL and the
             path to put the file at); or a file's md5 differs from the known one (the message
             names the file, both checksums and the fix).
     """
@@ -51,6 +52,12 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
         raise DataError(missing[0], None, "file not found and not downloadable",
                         describe_missing(name, spec, data_dir))
     data_dir = Path(data_dir)
+    root = data_dir.resolve()
+    for path in missing:  # validate_spec refused '..' and absolute paths; a link may still lead out
+        if not path.resolve().is_relative_to(root):
+            raise DataError(path, None, f"dataset {name!r}: the file would be written to "
+                            f"{path.resolve()}, outside data_dir {root} (a symbolic link leads out)",
+                            "put the file there by hand, or replace the link by a folder")
     base = spec["url"] if spec["url"].endswith("/") else spec["url"] + "/"
     known = spec["md5"] or {}
     done = []

@@ -37,7 +37,9 @@ def binarize_rating(
 
 
 def deduplicate(docs: Sequence[Document]) -> list[Document]:
-    """Drop documents with the same label and the same sentences as an earlier one (keep the first)."""
+    """Drop documents with the same label and the same sentences as an earlier one (keep the first).
+    The same sentences with another label are kept (``prepare`` counts and warns about them:
+    :func:`icda.data.datasets.count_contradictory`)."""
     seen: set[tuple[int | None, tuple[str, ...]]] = set()
     out = []
     for doc in docs:

@@ -15,16 +15,22 @@ in :data:`SPEC_DEFAULTS`:
   precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
   (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
   ``spacy_model`` (for JSONL ``"text"`` records).
-* ``url`` (base URL: a file is fetched from ``url + relative path``), ``public``, ``how_to_get``
+* ``url`` (base URL: a file is fetched from ``url + relative path``; ``http://`` or ``https://``,
+  or ``file://`` (a local mirror) only with ``allow_file_url: true``), ``public``, ``how_to_get``
   (shown when files are missing), ``md5`` (``{relative path: md5 hex digest}``: the known
   checksums a downloaded file must match; a file without one is accepted and its md5 logged).
+
+Every file path is relative to ``data_dir`` and stays inside it: absolute paths and ``..`` are
+refused (:func:`validate_spec`), so a shared config cannot make the download step write, or
+prepare read, a file elsewhere.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from urllib.parse import urlsplit
 from typing import Any
 
 from icda.data.synthetic import generate_synthetic
@@ -50,6 +56,7 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "public": True,
     "how_to_get": None,
     "md5": None,
+    "allow_file_url": False,
     "spacy_model": None,
     "synthetic": {},
     "llm": {},
@@ -61,7 +68,9 @@ _CHOICES = {
     "test_format": ("icda", "hotel", "jsonl"),
 }
 _OPTIONAL_STR = ("train", "dev", "test", "url", "how_to_get", "spacy_model")
-_BOOL = ("ratings", "balance", "public")
+_BOOL = ("ratings", "balance", "public", "allow_file_url")
+#: the URL schemes ``url`` may have (``file`` only with ``allow_file_url: true``)
+URL_SCHEMES = ("http", "https")
 
 DOWNLOAD_COMMAND = "snakemake --cores 1 download"
 _MD5 = re.compile(r"[0-9a-fA-F]{32}")
@@ -71,8 +80,10 @@ def validate_spec(name: str, spec: dict) -> dict:
     """The spec with defaults filled in, after checking every key.
 
     Raises:
-        ConfigError: an unknown key, a value of the wrong type or outside its choices, or an
-            inconsistent combination; the message names the dataset and the key.
+        ConfigError: an unknown key, a value of the wrong type or outside its choices, an
+            inconsistent combination, a file path that is absolute or climbs out of ``data_dir``
+            (``..``), or a ``url`` that is not http(s) (``file://`` needs ``allow_file_url``);
+            the message names the dataset and the key.
     """
     def fail(key: str, problem: str, fix: str) -> ConfigError:
         return ConfigError(f"datasets.{name}.{key}: {problem}. Fix: {fix}")
@@ -99,8 +110,8 @@ def validate_spec(name: str, spec: dict) -> dict:
     for key in _BOOL:
         if not isinstance(out[key], bool):
             raise fail(key, f"{out[key]!r} is not a boolean", "set true or false")
-    if isinstance(out["seed"], bool) or not isinstance(out["seed"], int):
-        raise fail("seed", f"{out['seed']!r} is not an integer", "give an integer seed")
+    if isinstance(out["seed"], bool) or not isinstance(out["seed"], int) or out["seed"] < 0:
+        raise fail("seed", f"{out['seed']!r} is not a non-negative integer", "give an integer seed >= 0")
     ms = out["min_sentences"]
     if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
         raise fail("min_sentences", f"{ms!r} is not a positive integer", "give an integer >= 1 (paper: 5)")
@@ -120,12 +131,19 @@ def validate_spec(name: str, spec: dict) -> dict:
             if not (isinstance(rel, str) and rel):
                 raise fail("md5", f"{rel!r} is not a relative path",
                            "use the file's path relative to data_dir")
+            _check_inside(rel, lambda problem, fix: fail(f"md5.{rel}", problem, fix))
             if digest is not None and not (isinstance(digest, str) and _MD5.fullmatch(digest)):
                 raise fail(f"md5.{rel}", f"{digest!r} is not an md5 hex digest (32 hex digits)",
                            "give the digest `md5sum FILE` prints, or null for none")
     if not isinstance(out["synthetic"], dict):
         raise fail("synthetic", f"{out['synthetic']!r} is not a mapping",
                    "give the keyword arguments of generate_synthetic")
+
+    for key in SPLITS:
+        if out[key] is not None:
+            _check_inside(out[key], lambda problem, fix: fail(key, problem, fix))
+    if out["url"] is not None:
+        _check_url(out["url"], out["allow_file_url"], fail)
 
     if out["source"] != "llm" and out["llm"]:
         raise fail("llm", f"is set for a dataset with source: {out['source']}", "remove it (or set source: llm)")
@@ -165,6 +183,34 @@ def validate_spec(name: str, spec: dict) -> dict:
         if out["ratings"] and out["format"] != "icda":
             raise fail("ratings", "only the icda format has rating labels", "set ratings: false")
     return out
+
+
+def _check_inside(rel: str, fail) -> None:
+    """Raise ``fail(problem, fix)`` unless ``rel`` is a relative path that stays inside the folder
+    it is joined to: not absolute (POSIX or Windows style) and without a ``..`` part."""
+    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).is_absolute() or PureWindowsPath(rel).drive:
+        raise fail(f"{rel!r} is an absolute path; files must lie inside data_dir",
+                   "give the file's path relative to data_dir (move the file under data_dir, or set "
+                   "data_dir to a folder that holds it)")
+    if ".." in PurePosixPath(rel.replace("\\", "/")).parts:
+        raise fail(f"{rel!r} climbs out of data_dir ('..'); files must lie inside data_dir",
+                   "give the file's path relative to data_dir without '..' (move the file under "
+                   "data_dir, or set data_dir to a folder that holds it)")
+
+
+def _check_url(url: Any, allow_file_url: bool, fail) -> None:
+    """Raise ``fail(key, problem, fix)`` unless ``url`` is an http(s) URL with a host, or a
+    ``file://`` URL with ``allow_file_url``."""
+    parts = urlsplit(url)
+    if parts.scheme == "file":
+        if not allow_file_url:
+            raise fail("url", f"{url!r} is a file:// URL, which the download step would copy from "
+                       "this machine", "give the http(s) URL of the files, or set "
+                       "allow_file_url: true to fetch from a local mirror on purpose")
+    elif parts.scheme not in URL_SCHEMES or not parts.netloc:
+        raise fail("url", f"{url!r} is not an http:// or https:// URL",
+                   "give the base URL the files are fetched from, e.g. "
+                   "https://raw.githubusercontent.com/mlplyler/ICDA/main/data/ (or null)")
 
 
 def input_files(spec: dict, data_dir: str | Path) -> list[Path]:

@@ -38,6 +38,7 @@ class OpenAIBackend:
                                   f"{backend.api_key_env} is not set. Fix: `export "
                                   f"{backend.api_key_env}=...` before running, or set api_key_env: "
                                   "null for a server that needs no key")
+            log.info("sending the value of $%s as the API key to %s", backend.api_key_env, backend.base_url)
         self.model = backend.model
         self.concurrency = backend.concurrency
         self.client = OpenAI(base_url=backend.base_url, api_key=key, timeout=backend.timeout, max_retries=0)

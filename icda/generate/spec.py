@@ -61,7 +61,9 @@ class Backend:
         model: the model id the server knows (openai), or a local path / hub id (transformers).
         base_url: the endpoint, e.g. ``http://127.0.0.1:8000/v1`` (openai only).
         api_key_env: name of the environment variable holding the API key; None for servers that
-            need none. The key itself never goes in the config.
+            need none. The key itself never goes in the config. By design, the variable's value
+            is sent as the API key (bearer token) with every request to ``base_url`` and to no
+            other server (unencrypted over ``http://``); whoever writes the config chooses both.
         concurrency: requests in flight at once (openai).
         retries: further attempts after a failed or empty response.
         backoff: seconds before the first retry, doubled at each further one (capped at 60).
