@@ -130,6 +130,7 @@ class _TrainingData:
 
     train: Any
     dev: Any
+    test: Any
     plan: Any
     pools: str | Path | None
     dev_ids: Any
@@ -140,13 +141,14 @@ class _TrainingData:
 def _training_data(ws, pools: str | Path | None, augmented_dev: str | Path | None) -> _TrainingData:
     from icda.data.document import read_documents
 
-    train, dev = ws.split("train"), ws.split("dev")
+    train, dev, test = ws.split("train"), ws.split("dev"), ws.split("test")
     if pools is not None:
         aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
         sizes = {"train": train.n_sentences.tolist(), "dev": dev.n_sentences.tolist()}
-        return _TrainingData(train, dev, Pools.read(pools, sizes).train.plan, pools, aug_dev.ids, aug_dev.labels, None)
+        return _TrainingData(train, dev, test, Pools.read(pools, sizes).train.plan, pools, aug_dev.ids,
+                             aug_dev.labels, None)
     rationale = [d.rationale for d in dev.documents]
-    return _TrainingData(train, dev, None, None, dev.ids, dev.labels,
+    return _TrainingData(train, dev, test, None, None, dev.ids, dev.labels,
                          None if all(r is None for r in rationale) else rationale)
 
 
@@ -177,7 +179,7 @@ def _train(ws, seed: int, out_dir: str | Path, init: str | Path | None, data: _T
     predict_start = time.process_time()
     model.load_state_dict(result.state_dict)
     predictions = {}
-    for name, split in (("train", train), ("dev", data.dev)):
+    for name, split in (("train", train), ("dev", data.dev), ("test", data.test)):  # test: no labels read
         pred = predict(model, split.ids, device=ws.device)
         predictions[name] = {"prob_positive": pred.prob_positive.round(6).tolist(), "positions": pred.positions}
     history = History.from_json(result.to_json() | {
@@ -239,28 +241,39 @@ def evaluate_predictions(
     settings: Settings, data_dir: str | Path, predictions: str | Path, split: str = "dev", labels: dict | None = None,
 ) -> Evaluation:
     """:func:`evaluate_model` from the ``predictions.json`` that training wrote (P(y=1) and
-    positions on the train and dev splits, from the chosen epoch's model): no model is loaded,
-    so torch is not imported. The predicted class is P(y=1) > 0.5 (the model's argmax, up to
-    the 6-decimal rounding of the file).
+    positions on the train, dev and test splits, from the chosen epoch's model): no model is
+    loaded, so torch is not imported. The positions, hence precision, recall and F1, are the
+    model's; the predicted class is P(y=1) > 0.5, the model's argmax up to the 6-decimal
+    rounding of the file (a document with P(y=1) within 5e-7 of 0.5 may count differently in
+    accuracy).
 
     Raises:
-        ConfigError: ``split`` is not ``"train"`` or ``"dev"`` (no predictions.json holds test).
+        ConfigError: the file holds no predictions on ``split`` (test: written before training
+            recorded them; evaluate its model.pt instead).
         DataError: the file or the prepared split is missing or malformed, they differ in length,
             or a position lies outside the first ``max_sentences`` sentences of its document.
     """
     from icda.data.document import read_documents
     from icda.errors import ConfigError
-    from icda.records import SPLITS_PREDICTED
 
-    if split not in SPLITS_PREDICTED:
-        raise ConfigError(f"{predictions} holds the splits {', '.join(SPLITS_PREDICTED)}, not {split}: "
-                          "evaluate its model.pt (--model) instead")
     docs = read_documents(Path(data_dir) / f"{split}.jsonl")
     max_sentences = settings.encoder.max_sentences
     n_sentences = [min(max_sentences, len(d.sentences)) for d in docs]
+    if not holds_split(predictions, split):
+        raise ConfigError(f"{predictions} holds no predictions on {split} (written before training recorded "
+                          "them): evaluate its model.pt (--model) instead")
     pred = getattr(Predictions.read(predictions, {split: n_sentences}), split)
     return _evaluation(docs, pred.positions, [int(p > 0.5) for p in pred.prob_positive], n_sentences,
                        Path(predictions).with_name(MODEL_FILE), split, labels)
+
+
+def holds_split(predictions: str | Path, split: str) -> bool:
+    """Whether a ``predictions.json`` holds predictions on ``split``.
+
+    Raises:
+        DataError: the file is missing or malformed.
+    """
+    return getattr(Predictions.read(predictions), split, None) is not None
 
 
 def _evaluation(docs, positions, predicted, n_sentences, model_path: Path, split: str, labels: dict | None) -> Evaluation:

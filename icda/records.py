@@ -250,16 +250,21 @@ class SplitPredictions(Record):
 @dataclass(frozen=True)
 class Predictions(Record):
     """``predictions.json`` of one trained candidate: its :class:`SplitPredictions` on the
-    original train and dev splits (pools, ΔA and the original-dev loss are computed from them)."""
+    original train and dev splits (pools, ΔA and the original-dev loss are computed from them)
+    and on the test split (``evaluate`` scores them against the test ground truth, which training
+    never reads; None in files written before it existed)."""
 
     WHAT: ClassVar[str] = "candidate predictions"
     COMMAND: ClassVar[str] = "train"
-    NESTED: ClassVar[tuple[str, ...]] = SPLITS_PREDICTED
+    NESTED: ClassVar[tuple[str, ...]] = (*SPLITS_PREDICTED, "test")
     train: SplitPredictions
     dev: SplitPredictions
+    test: SplitPredictions | None = None
 
     @classmethod
     def _load_field(cls, name: str, value: Any) -> Any:
+        if name == "test" and value is None:
+            return None
         try:
             return SplitPredictions.from_json(value)
         except ValueError as exc:

@@ -216,6 +216,9 @@ def fake_finished_run(workdir: Path, args: list[str], iterations: int = 2) -> No
         if not missing:
             break
         for path in missing:
+            if Path(path).name == "candidates":  # an iteration's training output is a directory
+                (workdir / path).mkdir(parents=True, exist_ok=True)
+                continue
             (workdir / path).parent.mkdir(parents=True, exist_ok=True)
             (workdir / path).touch()
     assert planned_jobs(snakemake("-n", *args)) == {}
@@ -236,13 +239,19 @@ def test_deleted_or_changed_artifacts_are_rebuilt(tmp_path):
     assert missing == {f"results/{path}" for path in deleted}
     snakemake("--touch", *args)  # (as if rebuilt)
 
-    model = results / "synthetic/run1/iter0/seed42/model.pt"
+    model = results / "synthetic/run1/iter0/candidates/seed42/model.pt"
+    model.parent.mkdir(parents=True, exist_ok=True)
     model.write_bytes(b"trunc")
+    # a directory output is dated by its .snakemake_timestamp (README: after replacing a file in
+    # a candidates/ folder by hand, touch it)
+    stamp = model.parent.parent / ".snakemake_timestamp"
+    stamp.touch()
     later = time.time() + 5
-    os.utime(model, (later, later))
-    assert planned_jobs(snakemake("-n", *args))["train"] == 1  # iteration 1's warm start loads it
+    os.utime(stamp, (later, later))
+    # iteration 0's choice is made again (and from it the rest of the run)
+    assert planned_jobs(snakemake("-n", *args))["select"] == 1
     proc = snakemake("-n", "results/synthetic/run1/iter0/eval.json", *args)  # iteration 0's evaluation
-    assert "reason: Updated input files: results/synthetic/run1/iter0/seed42/model.pt" in proc.stdout
+    assert "reason: Updated input files: results/synthetic/run1/iter0/candidates" in proc.stdout
 
 
 def test_corrupt_model_and_history_are_named_with_the_fix(tmp_path):

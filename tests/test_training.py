@@ -1,5 +1,6 @@
 """Training: determinism, the epoch −1 record, warm start, and MMI on synthetic data."""
 
+import json
 import numpy as np
 import pytest
 import torch
@@ -201,8 +202,9 @@ def test_sentence_dropout_outside_0_1_is_rejected_with_the_key_named():
 
 def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_encoder_settings):
     """The sweep's dev evaluation reads the predictions.json that training wrote instead of
-    loading model.pt: both give the same record, also where documents are cut to max_sentences;
-    test is refused (no predictions.json holds it)."""
+    loading model.pt: both give the same record, on dev and on test, also where documents are cut
+    to max_sentences; a predictions.json without test predictions (written before training
+    recorded them) is refused for test with the fix."""
     import dataclasses
 
     from icda.candidate import evaluate_model, evaluate_predictions, train_candidate
@@ -226,7 +228,12 @@ def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_
     from_model = evaluate_model(settings, tmp_path, None, model=out / "model.pt", split="dev", labels=labels)
     from_file = evaluate_predictions(settings, tmp_path, out / "predictions.json", "dev", labels)
     assert from_file.to_json() == from_model.to_json()
-    with pytest.raises(ConfigError, match="not test"):
+    on_test = evaluate_model(settings, tmp_path, None, model=out / "model.pt", split="test", labels=labels)
+    assert evaluate_predictions(settings, tmp_path, out / "predictions.json", "test", labels).to_json() == on_test.to_json()
+    old = json.loads((out / "predictions.json").read_text())
+    del old["test"]
+    (out / "predictions.json").write_text(json.dumps(old))
+    with pytest.raises(ConfigError, match="holds no predictions on test .* evaluate its model.pt"):
         evaluate_predictions(settings, tmp_path, out / "predictions.json", "test", labels)
 
 

@@ -141,7 +141,8 @@ def test_tiny_end_to_end_run(tmp_path):
     assert "| synthetic | ICDA" in compute and "| synthetic | MMI" in compute
 
     # the per-iteration bookkeeping jobs rewrite the workflow's files exactly, and do it without
-    # importing torch (its import is most of a short job's cost: benchmarks/job_startup.py)
+    # importing torch (its import is most of a short job's cost: benchmarks/job_startup.py); the
+    # evaluation reads the test predictions training recorded
     it1, check = "results/synthetic/run1/iter1", tmp_path / "check"
     commands = [
         ["select", "--iteration", "1", "--candidates", f"{it1}/candidates/seed42", f"{it1}/candidates/seed43",
@@ -151,13 +152,16 @@ def test_tiny_end_to_end_run(tmp_path):
          "--data-dir", "results/synthetic/data", "--out", f"{check}/pools.json"],
         ["converge", "--choice", f"{it1}/choice.json", "--previous", "results/synthetic/run1/iter0/converge.json",
          "--settings", "results/synthetic/settings.json", "--out", f"{check}/converge.json"],
+        ["evaluate", "--settings", "results/synthetic/settings.json", "--data-dir", "results/synthetic/data",
+         "--choice", f"{it1}/choice.json", "--out", f"{check}/eval.json", "--dataset", "synthetic", "--run", "1",
+         "--iteration", "1"],
     ]
     code = ("import sys\nfrom icda.cli import main\n"
             f"assert all(main(argv) == 0 for argv in {commands!r})\n"
             "print('torch' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert proc.stdout.strip().splitlines()[-1] == "False"
-    for name in ("choice.json", "pools.json", "converge.json"):
+    for name in ("choice.json", "pools.json", "converge.json", "eval.json"):
         assert (check / name).read_text() == (tmp_path / it1 / name).read_text(), name
 
     again = snakemake(*args, "-n")

@@ -23,9 +23,10 @@ def register(sub) -> None:
     add_workspace_arguments(p)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", type=Path, help="a model.pt")
-    src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select`")
+    src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select` (its chosen candidate's "
+                     "predictions.json where it holds the split, else its model.pt)")
     src.add_argument("--predictions", type=Path,
-                     help="a predictions.json of `python -m icda train` (train or dev split; no model is loaded)")
+                     help="a predictions.json of `python -m icda train` (no model is loaded)")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     p.add_argument("--out", type=Path, required=True, help="metrics JSON")
     p.add_argument("--dataset", help="dataset name recorded in the JSON")
@@ -41,10 +42,17 @@ def run(args: argparse.Namespace) -> None:
     from icda.records import EVAL_LABELS
 
     labels = {key: value for key in EVAL_LABELS if (value := getattr(args, key)) is not None}
-    if args.predictions is not None:  # torch is not imported
+    predictions = args.predictions
+    if args.choice is not None:  # the chosen candidate's predictions, where training recorded this split
+        from icda.candidate import holds_split
+        from icda.records import PREDICTIONS_FILE, Choice
+
+        chosen = Path(Choice.read(args.choice).chosen.candidate_dir) / PREDICTIONS_FILE
+        predictions = chosen if holds_split(chosen, args.split) else None
+    if predictions is not None:  # torch is not imported
         from icda.settings import Settings
 
-        evaluation = evaluate_predictions(Settings.load(args.settings), args.data_dir, args.predictions, args.split,
+        evaluation = evaluate_predictions(Settings.load(args.settings), args.data_dir, predictions, args.split,
                                           labels)
     else:
         evaluation = evaluate_model(load_settings(args), args.data_dir, args.embeddings, args.model, args.choice,
