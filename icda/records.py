@@ -219,6 +219,16 @@ class History(Record):
         return sum(e["epoch"] >= 0 for e in self.epochs)
 
 
+def _check_splits(record: Any, n_sentences: dict[str, Sequence[int]]) -> None:
+    """``check_sentences`` of each split field of ``record`` named in ``n_sentences`` (its
+    documents' sentence counts); the error names the field."""
+    for split, counts in n_sentences.items():
+        try:
+            getattr(record, split).check_sentences(counts)
+        except ValueError as exc:
+            raise ValueError(f"field '{split}': {exc}") from None
+
+
 @dataclass(frozen=True)
 class SplitPredictions(Record):
     """A model's predictions on the D documents of one split: ``prob_positive`` [D] (P(y=1),
@@ -273,11 +283,7 @@ class Predictions(Record):
     def check_sentences(self, n_sentences: dict[str, Sequence[int]]) -> None:
         """:meth:`SplitPredictions.check_sentences` of each split in ``n_sentences``
         (``{"train": [...], "dev": [...]}``)."""
-        for split, counts in n_sentences.items():
-            try:
-                getattr(self, split).check_sentences(counts)
-            except ValueError as exc:
-                raise ValueError(f"field '{split}': {exc}") from None
+        _check_splits(self, n_sentences)
 
 
 #: the files a candidate folder holds (``python -m icda train --out-dir``)
@@ -448,11 +454,7 @@ class Pools(Record):
     def check_sentences(self, n_sentences: dict[str, Sequence[int]]) -> None:
         """:meth:`SplitPools.check_sentences` of each split in ``n_sentences``
         (``{"train": [...], "dev": [...]}``)."""
-        for split, counts in n_sentences.items():
-            try:
-                getattr(self, split).check_sentences(counts)
-            except ValueError as exc:
-                raise ValueError(f"field '{split}': {exc}") from None
+        _check_splits(self, n_sentences)
 
 
 # --------------------------------------------------------------------------- converge
