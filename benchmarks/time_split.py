@@ -55,9 +55,11 @@ SHARES = ["training epochs", "evaluation and predictions", "loading inputs", "st
 ITERATION = re.compile(r"/iter(\d+)/")
 
 
-def run_workflow(repo: Path, workdir: Path) -> tuple[float, list[dict]]:
-    """Run the tiny workflow of ``repo`` in ``workdir``; (total CPU seconds of Snakemake and its
-    jobs, one record per job process)."""
+def run_workflow(repo: Path, workdir: Path, configfiles: list[Path] | None = None,
+                 targets: list[str] | None = None, cores: int = 1) -> tuple[float, list[dict]]:
+    """Run the workflow of ``repo`` in ``workdir`` (config/config.yaml plus ``configfiles``,
+    default the tiny workflow's; ``targets``, default all) on ``cores``; (total CPU seconds of
+    Snakemake and its jobs, one record per job process: ``argv``, ``cpu``, ``shim_cpu``, ``wall``)."""
     bin_dir = workdir / "bin"
     bin_dir.mkdir(parents=True)
     (bin_dir / "shim.py").write_text(SHIM)
@@ -69,10 +71,11 @@ def run_workflow(repo: Path, workdir: Path) -> tuple[float, list[dict]]:
                         "TIME_SPLIT_PYTHON": sys.executable, "TIME_SPLIT_LOG": str(log),
                         "PYTHONPATH": str(repo)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "-s", str(repo / "Snakefile"),
+    configfiles = configfiles or [repo / "tests/fixtures/tiny_workflow.yaml"]
+    subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), "-s", str(repo / "Snakefile"),
                     "--directory", str(workdir), "--configfile", str(repo / "config/config.yaml"),
-                    str(repo / "tests/fixtures/tiny_workflow.yaml"), "--config", f"data_dir={workdir / 'data'}",
-                    "--quiet"], env=env, check=True, capture_output=True)
+                    *map(str, configfiles), "--config", f"data_dir={workdir / 'data'}", "--quiet", "--",
+                    *(targets or [])], env=env, check=True, capture_output=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return total, [json.loads(line) for line in log.read_text().splitlines()]
@@ -106,13 +109,18 @@ def split(total: float, jobs: list[dict], results: Path) -> tuple[dict[str, floa
     shares["embed"] = sum(j["cpu"] for j in jobs if command(j) == "embed")
     shares["bookkeeping jobs"] = sum(j["cpu"] for j in jobs if command(j) not in ("train", "embed"))
     shares["Snakemake main process"] = total - sum(j["cpu"] + j["shim_cpu"] for j in jobs)
-    per_iteration: dict[int, float] = {}
+    return shares, {k: v for k, v in iteration_cpu(jobs).items() if k >= 1}
+
+
+def iteration_cpu(jobs: list[dict]) -> dict[int, float]:
+    """CPU seconds of the jobs of each ICDA iteration k (training, select, pools, augment,
+    converge, evaluate; a job belongs to the highest iteration its arguments name)."""
+    out: dict[int, float] = {}
     for job in jobs:
         ks = {int(m) for m in ITERATION.findall(" ".join(job["argv"]))}
-        k = max(ks) if ks else 0
-        if k >= 1 and command(job) in ("train", "select", "pools", "augment", "converge", "evaluate"):
-            per_iteration[k] = per_iteration.get(k, 0.0) + job["cpu"]
-    return shares, per_iteration
+        if ks and command(job) in ("train", "select", "pools", "augment", "converge", "evaluate"):
+            out[max(ks)] = out.get(max(ks), 0.0) + job["cpu"]
+    return out
 
 
 def measure(repo: Path, repeat: int) -> tuple[dict[str, float], float, float]:
