@@ -577,3 +577,19 @@ def test_dataset_spec_keys_and_choices_are_the_schemas():
     declared = read_yaml(SCHEMA, "")["properties"]["datasets"]["additionalProperties"]["properties"]
     assert set(SPEC_DEFAULTS) == set(declared)
     assert _CHOICES == {key: tuple(prop["enum"]) for key, prop in declared.items() if "enum" in prop}
+
+
+def test_jsonl_files_are_read_as_jsonl_without_a_format_key(tmp_path):
+    """A ``*.jsonl`` file needs no ``format:`` (issue 25, item 4); another suffix stays ICDA."""
+    (tmp_path / "toy").mkdir()
+    rows = [{"label": i % 2, "sentences": [f"The food was {'great' if i % 2 else 'awful'} {i}.", "A.", "B.", "C.",
+                                            "D."]} for i in range(8)]
+    for split in ("train", "dev", "test"):
+        write(tmp_path, f"toy/{split}.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
+    spec = _files_spec(train="toy/train.jsonl", dev="toy/dev.jsonl", test="toy/test.jsonl")
+    assert validate_spec("toy", spec)["format"] == validate_spec("toy", spec)["test_format"] == "jsonl"
+    assert validate_spec("toy", _files_spec())["format"] == "icda"
+    assert validate_spec("toy", {**spec, "format": "icda"})["format"] == "icda"  # an explicit format wins
+    stats = prepare_dataset("toy", spec, tmp_path, tmp_path / "out")
+    assert stats["splits"]["train"]["labels"] == {"0": 4, "1": 4}
+    assert read_documents(tmp_path / "out/test.jsonl")[1].sentences[0] == "The food was great 1."

@@ -11,7 +11,8 @@ in :data:`SPEC_DEFAULTS`:
   ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
   connectivity trains on a split of its dev file when the train file is unavailable).
 * ``format`` (train/dev: ``"icda"`` or ``"jsonl"``), ``test_format`` (``"icda"``, ``"hotel"`` or
-  ``"jsonl"``), ``keywords`` (ground-truth keyword rule for icda/jsonl files, applied to every split: test
+  ``"jsonl"``); left out, a file named ``*.jsonl`` is read as JSONL and any other as ICDA
+  (:func:`format_by_suffix`), ``keywords`` (ground-truth keyword rule for icda/jsonl files, applied to every split: test
   precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
   (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
   ``spacy_model`` (for JSONL ``"text"`` records).
@@ -44,8 +45,8 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "train": None,
     "dev": None,
     "test": None,
-    "format": "icda",
-    "test_format": "icda",
+    "format": None,  # None: by the file's suffix (format_by_suffix)
+    "test_format": None,
     "keywords": None,
     "ratings": False,
     "dev_fraction": None,
@@ -99,6 +100,9 @@ def validate_spec(name: str, spec: dict) -> dict:
         out["synthetic"] = {}
     if out["llm"] is None:
         out["llm"] = {}
+    for key, split in (("format", "train"), ("test_format", "test")):
+        if out[key] is None:
+            out[key] = format_by_suffix(out[split])
 
     for key, choices in _CHOICES.items():
         if out[key] not in choices:
@@ -183,6 +187,13 @@ def validate_spec(name: str, spec: dict) -> dict:
         if out["ratings"] and out["format"] != "icda":
             raise fail("ratings", "only the icda format has rating labels", "set ratings: false")
     return out
+
+
+def format_by_suffix(path: Any) -> str:
+    """The format of a data file whose spec leaves ``format``/``test_format`` out: ``"jsonl"``
+    for a name ending in ``.jsonl``, else ``"icda"`` (also for no file, or a non-string, which
+    :func:`validate_spec` refuses later)."""
+    return "jsonl" if isinstance(path, str) and path.lower().endswith(".jsonl") else "icda"
 
 
 def _check_inside(rel: str, fail) -> None:
