@@ -51,5 +51,6 @@ rule all:
         "results/tables/compute.md",
         rules.plots.output,
         expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
+        expand("results/{dataset}/icda_model/{file}", dataset=AVAILABLE, file=["model.pt", "model.json"]),
         expand("results/{dataset}/rationales.html", dataset=AVAILABLE),
         "results/theory/summary.json",

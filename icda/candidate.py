@@ -45,7 +45,8 @@ def train_candidate(
     objective: str | None = None,
     comp_lambda: float | None = None,
 ) -> History:
-    """Train one model and write ``model.pt``, ``predictions.json`` and (last: its presence means
+    """Train one model and write ``model.pt``, ``model.json`` (its settings,
+    :class:`~icda.records.ModelCard`), ``predictions.json`` and (last: its presence means
     complete) ``history.json`` into ``out_dir``.
 
     Args:
@@ -157,6 +158,7 @@ def _train(ws, seed: int, out_dir: str | Path, init: str | Path | None, data: _T
     """Train one candidate on a loaded workspace and write its files (:func:`train_candidate`);
     ``load_cpu``: CPU seconds the job spent loading ``ws`` and ``data``, recorded in its history."""
     from icda.counterfactual import augmented_tensors
+    from icda.predict import write_model_card
     from icda.train import predict, train_model
     from icda.workspace import load_weights, save_model
 
@@ -191,6 +193,7 @@ def _train(ws, seed: int, out_dir: str | Path, init: str | Path | None, data: _T
     })
     out_dir = Path(out_dir)
     save_model(model, out_dir / MODEL_FILE, result.state_dict)
+    write_model_card(out_dir, settings)  # what `python -m icda predict` reads new documents with
     Predictions.from_json(predictions).write(out_dir / PREDICTIONS_FILE)
     history = dataclasses.replace(history, cpu_seconds={"load": round(load_cpu, 3),
                                                         "predictions": round(time.process_time() - predict_start, 3)})

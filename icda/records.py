@@ -288,6 +288,28 @@ class Predictions(Record):
 
 #: the files a candidate folder holds (``python -m icda train --out-dir``)
 MODEL_FILE, PREDICTIONS_FILE, HISTORY_FILE = "model.pt", "predictions.json", "history.json"
+#: beside a model.pt: the settings it was trained with (:class:`ModelCard`)
+MODEL_CARD_FILE = "model.json"
+
+
+@dataclass(frozen=True)
+class ModelCard(Record):
+    """``model.json`` beside a ``model.pt`` (a candidate folder, or the exported
+    ``results/<dataset>/icda_model/``): what ``python -m icda predict`` needs to read new
+    documents as the model read its training data.
+
+    ``settings``: the settings it was trained with (the dict of ``settings.json``; ``encoder``
+    decides how a sentence becomes a vector); ``encoder_fingerprint``: the digest of the
+    encoder's files then (:func:`icda.encoder.encoder_fingerprint`), checked on load;
+    ``source``: the candidate folder an exported model was copied from (None in a candidate).
+    """
+
+    WHAT: ClassVar[str] = "a model card"
+    COMMAND: ClassVar[str] = "train"
+
+    settings: dict
+    encoder_fingerprint: str
+    source: str | None = None
 
 
 # --------------------------------------------------------------------------- select

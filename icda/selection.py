@@ -334,10 +334,14 @@ def final_run(choices: Sequence[str | Path], dev_labels: Sequence[int]) -> tuple
 
 
 def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str | Path], data_dir: str | Path,
-                        out: str | Path) -> Path:
-    """Copy the augmented training set of the :func:`final_run` to ``out`` (atomically).
+                        out: str | Path, model_out: str | Path | None = None,
+                        settings: str | Path | None = None) -> Path:
+    """Copy the augmented training set of the :func:`final_run` to ``out`` (atomically) and,
+    with ``model_out``, export the chosen selector of that run's ``choices[i]`` there
+    (:func:`icda.predict.export_model`: model.pt and model.json; ``settings``: the dataset's
+    settings.json, for a candidate without model.json).
 
-    ``augmented[i]`` and ``choices[i]`` belong to run i (its last iteration).
+    ``augmented[i]`` and ``choices[i]`` belong to run i (the iteration its stop rule took as ICDA).
 
     Returns:
         the chosen ``augmented`` file.
@@ -357,6 +361,10 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
     best, losses = final_run(choices, labels)
     for path, loss in zip(choices, losses):
         log.info("%s: original dev loss %.4f", path, loss)
+    if model_out is not None:
+        from icda.predict import export_model
+
+        export_model(choices[best], settings, model_out)
     with atomic_path(out) as tmp:
         shutil.copyfile(augmented[best], tmp)
     log.info("final ICDA dataset: %s (original dev loss %.4f) -> %s", augmented[best], losses[best], out)

@@ -90,11 +90,18 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
 
         return Workspace(settings, data_dir, documents, sentence_id, CachedSentences(cache.vectors), device)
 
+    return encoded_workspace(settings, data_dir, documents, device)
+
+
+def encoded_workspace(settings: Settings, data_dir: Path, documents: dict[str, list[Document]],
+                      device: str) -> Workspace:
+    """Finetune mode's workspace: the first ``encoder.max_sentences`` sentences of every document
+    tokenised for a trainable token encoder (:class:`~icda.model.EncodedSentences`)."""
     from icda.encoder import SentenceEncoder, load_tokenizer, tokenize_sentences
 
     table: dict[str, int] = {}
-    for split in SPLITS:
-        for doc in documents[split]:
+    for docs in documents.values():
+        for doc in docs:
             for sentence in doc.sentences[: settings.encoder.max_sentences]:
                 table.setdefault(sentence, len(table))
     tokenizer = load_tokenizer(settings.encoder)

@@ -17,7 +17,7 @@ from icda.errors import IcdaError
 #: ``config-reference``)
 COMMANDS = [
     "generate", "prepare", "download", "embed", "train", "evaluate",
-    "select", "pools", "augment", "converge", "finalize", "report", "theory", "sweep",
+    "select", "pools", "augment", "converge", "finalize", "predict", "report", "theory", "sweep",
     "config_reference",
 ]
 

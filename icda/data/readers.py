@@ -8,6 +8,8 @@ Formats (one document a line, UTF-8; see ``icda-data/README.md``):
   the sentences holding a human-annotated word (duplicates occur); no class label.
 * generic JSONL: ``{"label": 1, "sentences": [...]}`` or ``{"label": 1, "text": "..."}`` (the text
   is sentence-split with spaCy), with optional ``"rationale": [indices]`` and ``"id"``.
+* plain text (new documents for ``python -m icda predict``): one unlabelled document a line,
+  sentence-split with spaCy.
 
 Sentences are stripped of surrounding whitespace and empty sentences are dropped (the published
 connect/restaurant files carry stray spaces around ``[SEP]``); annotated indices are re-numbered to
@@ -234,6 +236,30 @@ def read_jsonl(
         seen[doc_id] = lineno
         docs.append(Document(doc_id, label, sentences, rationale))
     return docs
+
+
+def read_text_lines(
+    path: str | Path, *, splitter: "SentenceSplitter | None" = None, id_prefix: str | None = None
+) -> list[Document]:
+    """Read plain text, one unlabelled document a line, sentence-split with ``splitter``
+    (default: the rule-based spaCy sentencizer, as for JSONL ``"text"`` records).
+
+    Documents get the id ``f"{id_prefix}-{line number}"`` (default prefix: the file name) and
+    ``label=None``; blank lines are skipped.
+
+    Raises:
+        DataError: the file is missing or not UTF-8, or a line has no sentence after splitting.
+    """
+    path = Path(path)
+    prefix = path.name if id_prefix is None else id_prefix
+    lines = list(_lines(path))
+    if splitter is None and lines:
+        from icda.data.sentences import SentenceSplitter
+
+        splitter = SentenceSplitter()
+    split = splitter.split_many([line for _, line in lines]) if lines else []
+    return [Document(f"{prefix}-{lineno}", None, _sentences(path, lineno, raw))
+            for (lineno, _), raw in zip(lines, split)]
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,19 +23,25 @@ rule augment:
 
 
 rule final_dataset:
-    """The ICDA dataset of the run whose final choice has the lowest loss on the original dev set."""
+    """The ICDA dataset of the run whose final choice has the lowest loss on the original dev set,
+    and that choice's selector with its settings (icda_model/, for `python -m icda predict`)."""
     input:
         unpack(get_final_iterations),
+        settings=SETTINGS,
     output:
-        f"{DATASET}/icda_dataset.jsonl",
+        dataset=f"{DATASET}/icda_dataset.jsonl",
+        model=f"{DATASET}/icda_model/model.pt",
+        card=f"{DATASET}/icda_model/model.json",
     params:  # functions of the input: the input is only known once the runs' checkpoints are done
         data=get_data_dir,
         augmented=lambda wc, input: " ".join(map(shlex.quote, input.get("augmented", []))),
         choices=lambda wc, input: " ".join(map(shlex.quote, input.get("choices", []))),
+        model_out=lambda wc, output: os.path.dirname(output.model),
     log:
         "results/logs/{dataset}/final_dataset.log",
     conda:
         "../../environment.yml"
     shell:
         "python -m icda finalize --augmented {params.augmented} --choices {params.choices}"
-        " --data-dir {params.data:q} --out {output:q} > {log:q} 2>&1"
+        " --data-dir {params.data:q} --out {output.dataset:q} --model-out {params.model_out:q}"
+        " --settings {input.settings:q} > {log:q} 2>&1"

