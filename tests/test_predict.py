@@ -168,3 +168,25 @@ def test_finalize_exports_the_selector_of_the_run_it_keeps(trained, tmp_path):
     assert [p.to_json() for p in exported] == [p.to_json() for p in original]
     assert exported[0].rationale == [["the food was delicious.", "we came for dinner.",
                                       "the room was quiet."][exported[0].positions[0]]]
+
+
+def test_finetune_mode_predicts_with_the_fine_tuned_encoder(tmp_path, tiny_encoder_settings):
+    """Finetune mode: the encoder weights come from model.pt, so predict reproduces the test
+    predictions training recorded."""
+    from icda.candidate import train_candidate
+    from icda.predict import predict_file
+    from icda.settings import Settings
+
+    for split, n, offset in (("train", 24, 0), ("dev", 8, 1), ("test", 6, 2)):
+        write_documents(_docs(split, n, offset), tmp_path / f"{split}.jsonl")
+    settings = Settings.from_dict({
+        "encoder": tiny_encoder_settings.to_dict(),
+        "model": {"d_model": 16, "layers": 1, "heads": 2, "dff": 32, "finetune": True},
+        "train": {"lr": 1e-2, "encoder_lr": 1e-2, "batch_size": 8, "max_epochs": 2, "patience": 2},
+        "device": "cpu",
+    })
+    train_candidate(settings, tmp_path, None, 3, tmp_path / "cand")
+    rows = predict_file(tmp_path / "cand", tmp_path / "test.jsonl")
+    recorded = Predictions.read(tmp_path / "cand/predictions.json").test
+    assert [r.positions for r in rows] == recorded.positions
+    assert [r.probabilities[1] for r in rows] == pytest.approx(recorded.prob_positive, abs=1e-5)
