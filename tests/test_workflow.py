@@ -137,6 +137,22 @@ def test_tiny_end_to_end_run(tmp_path):
         hits = sum(len(set(sel) & t) for sel, t in zip(run[key], truth))
         assert hits / sum(len(sel) for sel in run[key]) == pytest.approx(evaluation["precision"])
     assert len(data["counterfactuals"]) == len(counterfactuals)
+
+    # the exported final selector is the chosen candidate of the iteration taken as ICDA, and
+    # `predict` on the test documents picks the rationales its evaluation recorded
+    model_dir = results / "synthetic/icda_model"
+    card = json.loads((model_dir / "model.json").read_text())
+    chosen = json.loads((results / f"synthetic/run1/iter{last}/choice.json").read_text())["chosen"]
+    assert card["source"] == chosen["candidate_dir"]
+    assert (model_dir / "model.pt").read_bytes() == (tmp_path / card["source"] / "model.pt").read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "icda", "predict", "--model", str(model_dir),
+                           "--input", str(results / "synthetic/data/test.jsonl")],
+                          cwd=REPO, capture_output=True, text=True, check=True)
+    predicted = [json.loads(line) for line in proc.stdout.splitlines()]
+    icda_eval = json.loads((results / f"synthetic/run1/iter{last}/eval.json").read_text())["documents"]
+    assert [p["id"] for p in predicted] == icda_eval["ids"]
+    assert [p["positions"] for p in predicted] == icda_eval["positions"]
+    assert [p["label"] for p in predicted] == icda_eval["predicted"]
     compute = (results / "tables/compute.md").read_text()
     assert "| synthetic | ICDA" in compute and "| synthetic | MMI" in compute
 
