@@ -206,7 +206,7 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
     network = ws.load_model(folder / MODEL_FILE)
     encoded = ws.encode(documents["new"], str(where))
     out = predict(network, encoded.ids, device=device)
-    probabilities = torch.softmax(out.logits, dim=-1).numpy().round(6).tolist()
+    probabilities = torch.softmax(out.logits.double(), dim=-1).numpy().round(6).tolist()
     return [Prediction(doc.id, int(label), probs, positions, [doc.sentences[i] for i in positions], doc.label)
             for doc, label, probs, positions in zip(docs, out.predicted.tolist(), probabilities, out.positions)]
 
