@@ -130,7 +130,10 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     assert main(["augment", "--pools", str(tmp_path / "pools.json"), *common, "--out-dir", str(tmp_path / "aug")]) == 0
     written = [json.loads(line) for line in (tmp_path / "aug/train.jsonl").open()]
     assert written == augmented_documents(docs, pools.train.plan, 7, 3)  # icda.dev_seed 7 of the override
-    assert main(["converge", "--choice", str(tmp_path / "choice.json"), "--settings", str(settings_path),
-                 "--out", str(tmp_path / "converge.json")]) == 0
+    converge = ["converge", "--choice", str(tmp_path / "choice.json"), "--settings", str(settings_path),
+                "--out", str(tmp_path / "converge.json")]
+    assert main(converge) == 2  # iteration 1 without the decision of iteration 0: a ConfigError
+    Decision(iteration=0, stop=False, converged=False, reason="").write(tmp_path / "converge0.json")
+    assert main([*converge, "--previous", str(tmp_path / "converge0.json")]) == 0
     decision = Decision.read(tmp_path / "converge.json")
     assert decision.stop and "max_iters=1" in decision.reason  # the global max_iters is 10
