@@ -72,10 +72,12 @@ def run_workflow(repo: Path, workdir: Path, configfiles: list[Path] | None = Non
                         "PYTHONPATH": str(repo)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     configfiles = configfiles or [repo / "tests/fixtures/tiny_workflow.yaml"]
-    subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), "-s", str(repo / "Snakefile"),
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), "-s", str(repo / "Snakefile"),
                     "--directory", str(workdir), "--configfile", str(repo / "config/config.yaml"),
                     *map(str, configfiles), "--config", f"data_dir={workdir / 'data'}", "--quiet", "--",
-                    *(targets or [])], env=env, check=True, capture_output=True)
+                    *(targets or [])], env=env, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"snakemake failed in {workdir}:\n{proc.stderr[-3000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return total, [json.loads(line) for line in log.read_text().splitlines()]
