@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from time_split import REPO, command, iteration_cpu, run_workflow
 
@@ -39,9 +40,9 @@ def measure(n: int) -> dict[str, float]:
     """CPU seconds of the embedding, of MMI (iteration 0) and of ICDA iteration 1 at N = ``n``."""
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "size.yaml"
-        config.write_text(f"run_datasets: [synthetic]\nn_runs: 1\nicda: {{max_iters: 1}}\n"
-                          f"datasets: {{synthetic: {{synthetic: {{n_train: {n}, n_dev: {max(n // 5, 100)}, "
-                          "n_test: 400}}}}\n")
+        config.write_text(yaml.safe_dump({
+            "run_datasets": ["synthetic"], "n_runs": 1, "icda": {"max_iters": 1},
+            "datasets": {"synthetic": {"synthetic": {"n_train": n, "n_dev": max(n // 5, 100), "n_test": 400}}}}))
         targets = ["results/synthetic/run1/iter1/eval.json", "results/synthetic/run1/iter1/converge.json"]
         _, jobs = run_workflow(REPO, Path(tmp) / "work", [config], targets, cores=1)
     per_iteration = iteration_cpu(jobs)
