@@ -67,17 +67,11 @@ def train_candidate(
         DataError: an input file is missing or malformed (stale cache, corrupt model, ...).
         ValueError: ``pools`` without ``augmented_dev``.
     """
-    from icda.workspace import open_workspace
-
-    if (pools is None) != (augmented_dev is None):
-        raise ValueError("train on augmented data needs both pools and augmented_dev")
     overrides = {k: v for k, v in (("objective", objective), ("comp_lambda", comp_lambda)) if v is not None}
     if overrides:
         settings = dataclasses.replace(settings, model=dataclasses.replace(settings.model, **overrides))
-    load = time.process_time()
-    ws = open_workspace(settings, data_dir, embeddings)
-    data = _training_data(ws, pools, augmented_dev)
-    return _train(ws, seed, out_dir, init, data, time.process_time() - load)
+    ws, data, load_cpu = _load(settings, data_dir, embeddings, pools, augmented_dev)
+    return _train(ws, seed, out_dir, init, data, load_cpu)
 
 
 def train_candidates(
@@ -109,17 +103,10 @@ def train_candidates(
         ValueError: ``warm`` is not in ``seeds`` or comes without ``init``; ``pools`` without
             ``augmented_dev``.
     """
-    from icda.workspace import open_workspace
-
     if (warm is None) != (init is None) or (warm is not None and warm not in seeds):
         raise ValueError(f"the warm start {warm!r} needs init and must be one of {list(seeds)}")
-    if (pools is None) != (augmented_dev is None):
-        raise ValueError("train on augmented data needs both pools and augmented_dev")
-    load = time.process_time()
-    ws = open_workspace(settings, data_dir, embeddings)
-    data = _training_data(ws, pools, augmented_dev)
-    load = time.process_time() - load
-    return [_train(ws, seed, Path(out_dir) / name, init if name == warm else None, data, load if i == 0 else 0.0)
+    ws, data, load_cpu = _load(settings, data_dir, embeddings, pools, augmented_dev)
+    return [_train(ws, seed, Path(out_dir) / name, init if name == warm else None, data, load_cpu if i == 0 else 0.0)
             for i, (name, seed) in enumerate(seeds.items())]
 
 
@@ -137,6 +124,22 @@ class _TrainingData:
     dev_ids: Any
     dev_labels: Any
     dev_rationale: list | None
+
+
+def _load(settings: Settings, data_dir: str | Path, embeddings: str | Path | None, pools: str | Path | None,
+          augmented_dev: str | Path | None) -> tuple[Any, _TrainingData, float]:
+    """(the workspace, its :class:`_TrainingData`, the CPU seconds loading them took).
+
+    Raises:
+        ValueError: ``pools`` without ``augmented_dev`` or the reverse.
+    """
+    from icda.workspace import open_workspace
+
+    if (pools is None) != (augmented_dev is None):
+        raise ValueError("train on augmented data needs both pools and augmented_dev")
+    start = time.process_time()
+    ws = open_workspace(settings, data_dir, embeddings)
+    return ws, _training_data(ws, pools, augmented_dev), time.process_time() - start
 
 
 def _training_data(ws, pools: str | Path | None, augmented_dev: str | Path | None) -> _TrainingData:
@@ -262,10 +265,10 @@ def evaluate_predictions(
     docs = read_documents(Path(data_dir) / f"{split}.jsonl")
     max_sentences = settings.encoder.max_sentences
     n_sentences = [min(max_sentences, len(d.sentences)) for d in docs]
-    if not holds_split(predictions, split):
+    pred = getattr(Predictions.read(predictions, {split: n_sentences}), split)
+    if pred is None:
         raise ConfigError(f"{predictions} holds no predictions on {split} (written before training recorded "
                           "them): evaluate its model.pt (--model) instead")
-    pred = getattr(Predictions.read(predictions, {split: n_sentences}), split)
     return _evaluation(docs, pred.positions, [int(p > 0.5) for p in pred.prob_positive], n_sentences,
                        Path(predictions).with_name(MODEL_FILE), split, labels)
 

@@ -221,8 +221,11 @@ class History(Record):
 
 def _check_splits(record: Any, n_sentences: dict[str, Sequence[int]]) -> None:
     """``check_sentences`` of each split field of ``record`` named in ``n_sentences`` (its
-    documents' sentence counts); the error names the field."""
+    documents' sentence counts; a split the record does not hold, None, has nothing to check);
+    the error names the field."""
     for split, counts in n_sentences.items():
+        if getattr(record, split) is None:
+            continue
         try:
             getattr(record, split).check_sentences(counts)
         except ValueError as exc:

@@ -37,6 +37,11 @@ def cross_entropy(prob_positive: Sequence[float], labels: Sequence[int]) -> floa
     return -sum(math.log(max(p if y == 1 else 1 - p, eps)) for p, y in zip(prob_positive, labels)) / len(labels)
 
 
+def accuracy(prob_positive: Sequence[float], labels: Sequence[int]) -> float:
+    """Share of D documents whose predicted class (P(y=1) > 0.5) is their label [D]."""
+    return sum((p > 0.5) == (y == 1) for p, y in zip(prob_positive, labels)) / len(labels)
+
+
 def rationale_sets(labels: Sequence[int], positions: Sequence[Sequence[int]]) -> dict[int, set[tuple[int, int]]]:
     """A_c: the (document index, rationale position) pairs over the documents of class c."""
     sets: dict[int, set[tuple[int, int]]] = {0: set(), 1: set()}
@@ -153,17 +158,17 @@ def select_candidate(
         delta = None
         if prev_sets is not None:
             delta = delta_a(rationale_sets(train_labels, predictions.train.positions), prev_sets)
-        original = accuracy = None
+        original = correct = None
         if dev_labels is not None:
             original = cross_entropy(predictions.dev.prob_positive, dev_labels)
-            accuracy = sum((p > 0.5) == (y == 1) for p, y in zip(predictions.dev.prob_positive, dev_labels)) / len(dev_labels)
+            correct = accuracy(predictions.dev.prob_positive, dev_labels)
         loss = ranking_loss(candidate_loss, iteration, history.dev_loss, original)
         rows.append(CandidateScore(
             name=directory.name, candidate_dir=str(directory), warm_start=is_warm, seed=history.seed,
             dev_loss=history.dev_loss, original_dev_loss=original, dev_accuracy=history.dev_accuracy,
             degenerate=history.degenerate, best_epoch=history.best_epoch, delta_A=delta,
             score=score(loss, history.degenerate, iteration, delta, previous_delta),
-            original_dev_accuracy=accuracy,
+            original_dev_accuracy=correct,
         ))
     chosen, reason = choose(rows, iteration, candidate_loss, previous_delta)
     return Choice(iteration=iteration, candidate_loss=candidate_loss, previous_delta_A=previous_delta,

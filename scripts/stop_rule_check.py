@@ -25,7 +25,7 @@ from pathlib import Path
 from icda.data.document import read_documents
 from icda.metrics import rationale_metrics
 from icda.records import HISTORY_FILE, Choice, History
-from icda.selection import choose, convergence, cross_entropy
+from icda.selection import accuracy, choose, convergence, cross_entropy
 from icda.settings import IcdaSettings
 
 #: the plan's stop rules: name -> IcdaSettings fields (stop_rule: rationales)
@@ -48,9 +48,8 @@ def with_accuracy(choice: Choice, dev_labels: list[int]) -> Choice:
     """``choice`` with its chosen candidate's original dev accuracy filled in from its
     predictions.json (choices written before the field existed lack it)."""
     prob = choice.predictions().dev.prob_positive
-    acc = sum((p > 0.5) == (y == 1) for p, y in zip(prob, dev_labels)) / len(dev_labels)
-    loss = cross_entropy(prob, dev_labels)
-    chosen = dataclasses.replace(choice.chosen, original_dev_accuracy=acc, original_dev_loss=loss)
+    chosen = dataclasses.replace(choice.chosen, original_dev_accuracy=accuracy(prob, dev_labels),
+                                 original_dev_loss=cross_entropy(prob, dev_labels))
     return dataclasses.replace(choice, chosen=chosen)
 
 

@@ -69,10 +69,11 @@ def last_iteration(dataset, run):
 
 def icda_iteration(dataset, run):
     """The iteration a run's stop rule took as ICDA (its last decision's final_iteration)."""
-    decision = checkpoints.converge.get(dataset=dataset, run=run, k=last_iteration(dataset, run)).output[0]
+    last = last_iteration(dataset, run)
+    decision = checkpoints.converge.get(dataset=dataset, run=run, k=last).output[0]
     with open(decision) as fh:
         taken = json.load(fh).get("final_iteration")
-    return last_iteration(dataset, run) if taken is None else taken
+    return last if taken is None else taken
 
 
 def iteration_files(dataset, run, name):
