@@ -67,11 +67,17 @@ def train_candidate(
         DataError: an input file is missing or malformed (stale cache, corrupt model, ...).
         ValueError: ``pools`` without ``augmented_dev``.
     """
-    overrides = {k: v for k, v in (("objective", objective), ("comp_lambda", comp_lambda)) if v is not None}
-    if overrides:
-        settings = dataclasses.replace(settings, model=dataclasses.replace(settings.model, **overrides))
+    settings = _with_objective(settings, objective, comp_lambda)
     ws, data, load_cpu = _load(settings, data_dir, embeddings, pools, augmented_dev)
-    return _train(ws, seed, out_dir, init, data, load_cpu)
+    return _train(ws, settings, seed, out_dir, init, data, load_cpu)
+
+
+def _with_objective(settings: Settings, objective: str | None, comp_lambda: float | None) -> Settings:
+    """``settings`` with ``model.objective`` / ``model.comp_lambda`` overridden where given."""
+    overrides = {k: v for k, v in (("objective", objective), ("comp_lambda", comp_lambda)) if v is not None}
+    if not overrides:
+        return settings
+    return dataclasses.replace(settings, model=dataclasses.replace(settings.model, **overrides))
 
 
 def train_candidates(
@@ -84,15 +90,18 @@ def train_candidates(
     init: str | Path | None = None,
     pools: str | Path | None = None,
     augmented_dev: str | Path | None = None,
+    comp_lambdas: dict[str, float] | None = None,
 ) -> list[History]:
-    """Train the candidates of one ICDA iteration one after another in one process (the
-    dataset is loaded once) into ``out_dir/<name>/``: the same files and, candidate by
-    candidate, the same numbers as :func:`train_candidate` (every candidate reseeds torch and
+    """Train the candidates of one ICDA iteration, or a run's COMP grid, one after another in one
+    process (the dataset is loaded once) into ``out_dir/<name>/``: the same files and, candidate
+    by candidate, the same numbers as :func:`train_candidate` (every candidate reseeds torch and
     draws its counterfactuals from its own seed).
 
     Args:
         seeds: {candidate folder name: training seed}, e.g. ``{"seed42": 42, "warm": 42}``.
         warm: the name in ``seeds`` of the warm start, which starts from ``init``.
+        comp_lambdas: {candidate folder name: λ} for every name in ``seeds``: train COMP
+            (``model.objective: comp``) with that ``comp_lambda``; None: the settings' objective.
         other arguments: as :func:`train_candidate`.
 
     Returns:
@@ -101,13 +110,19 @@ def train_candidates(
     Raises:
         DataError: an input file is missing or malformed.
         ValueError: ``warm`` is not in ``seeds`` or comes without ``init``; ``pools`` without
-            ``augmented_dev``.
+            ``augmented_dev``; ``comp_lambdas`` does not name exactly the candidates of ``seeds``.
     """
     if (warm is None) != (init is None) or (warm is not None and warm not in seeds):
         raise ValueError(f"the warm start {warm!r} needs init and must be one of {list(seeds)}")
+    if comp_lambdas is not None and set(comp_lambdas) != set(seeds):
+        raise ValueError(f"comp_lambdas names {sorted(comp_lambdas)}, the candidates are {sorted(seeds)}")
     ws, data, load_cpu = _load(settings, data_dir, embeddings, pools, augmented_dev)
-    return [_train(ws, seed, Path(out_dir) / name, init if name == warm else None, data, load_cpu if i == 0 else 0.0)
-            for i, (name, seed) in enumerate(seeds.items())]
+    histories = []
+    for i, (name, seed) in enumerate(seeds.items()):
+        own = settings if comp_lambdas is None else _with_objective(settings, "comp", comp_lambdas[name])
+        histories.append(_train(ws, own, seed, Path(out_dir) / name, init if name == warm else None, data,
+                                load_cpu if i == 0 else 0.0))
+    return histories
 
 
 @dataclass
@@ -156,17 +171,18 @@ def _training_data(ws, pools: str | Path | None, augmented_dev: str | Path | Non
                          None if all(r is None for r in rationale) else rationale)
 
 
-def _train(ws, seed: int, out_dir: str | Path, init: str | Path | None, data: _TrainingData,
+def _train(ws, settings: Settings, seed: int, out_dir: str | Path, init: str | Path | None, data: _TrainingData,
            load_cpu: float) -> History:
     """Train one candidate on a loaded workspace and write its files (:func:`train_candidate`);
-    ``load_cpu``: CPU seconds the job spent loading ``ws`` and ``data``, recorded in its history."""
+    ``settings``: the workspace's, or with another objective (COMP); ``load_cpu``: CPU seconds
+    the job spent loading ``ws`` and ``data``, recorded in its history."""
     from icda.counterfactual import augmented_tensors
     from icda.predict import write_model_card
     from icda.train import predict, train_model
     from icda.workspace import load_weights, save_model
 
-    settings, train, plan = ws.settings, data.train, data.plan
-    model = ws.network(seed)
+    train, plan = data.train, data.plan
+    model = ws.network(seed, settings.model)
     if init is not None:
         load_weights(model, init_model_path(init))
 

@@ -28,7 +28,7 @@ def _job(results: Path, rel: str, seconds: float | None, rss: float = 500, bench
 @pytest.fixture
 def toy(tmp_path: Path) -> dict:
     """Dataset toy, 2 runs of 2 iterations (one training job each, for candidates seed1, seed2
-    and from iteration 1 warm), one COMP candidate per run, and an embedding cache; run 2
+    and from iteration 1 warm), one COMP job per run, and an embedding cache; run 2
     iteration 1's training job has no benchmark file; a stale iteration 2 (beyond the summary)
     must be ignored."""
     results = tmp_path / "results"
@@ -44,7 +44,7 @@ def toy(tmp_path: Path) -> dict:
             _job(results, f"toy/run{run}/iter1/candidates/{cand}", None)
         _job(results, f"toy/run{run}/iter1/candidates/warm", None if run == 2 else 120, rss=700,
              bench_rel=f"toy/run{run}/iter1/train")
-        _job(results, f"toy/run{run}/comp/lambda0.5_seed1", 90, rss=650)
+        _job(results, f"toy/run{run}/comp/candidates/lambda0.5_seed1", 90, rss=650, bench_rel=f"toy/run{run}/comp/train")
         summary = results / f"toy/run{run}/summary.json"
         summary.write_text(json.dumps({"iterations": 2}))
         summaries.append(summary)

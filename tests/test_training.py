@@ -1,6 +1,8 @@
 """Training: determinism, the epoch −1 record, warm start, and MMI on synthetic data."""
 
 import json
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -238,9 +240,9 @@ def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_
 
 
 def test_an_iterations_candidates_trained_in_one_process_equal_separate_jobs(tmp_path, tiny_encoder_settings):
-    """``train --candidates`` trains an iteration's candidates one after another in one process
-    (the dataset is loaded once); each candidate's files hold exactly the numbers of its own
-    ``train --seed`` job, the warm start's too (here in finetune mode, where the candidates share
+    """``train --candidates`` trains an iteration's candidates (or a run's COMP grid) one after
+    another in one process (the dataset is loaded once); each candidate's files hold exactly the
+    numbers of its own ``train --seed`` job, the warm start's and each COMP λ's too (here in finetune mode, where the candidates share
     the token encoder module, which each one resets to its pretrained weights)."""
     import dataclasses
     import json
@@ -274,3 +276,29 @@ def test_an_iterations_candidates_trained_in_one_process_equal_separate_jobs(tmp
     assert json.loads((tmp_path / "together/warm/history.json").read_text())["init"] == str(init / "model.pt")
     with pytest.raises(ValueError, match="needs init"):
         train_candidates(settings, tmp_path, None, seeds, tmp_path / "x", warm="warm")
+    # a run's COMP grid: each candidate's own λ, the same numbers as its own `train --objective comp` job
+    grid = {"lambda0.5_seed1": (0.5, 1), "lambda1.0_seed1": (1.0, 1)}
+    train_candidates(settings, tmp_path, None, {n: s for n, (_, s) in grid.items()}, tmp_path / "comp",
+                     comp_lambdas={n: lam for n, (lam, _) in grid.items()})
+    for name, (lam, seed) in grid.items():
+        alone = tmp_path / "comp_alone" / name
+        train_candidate(settings, tmp_path, None, seed, alone, objective="comp", comp_lambda=lam)
+        together = tmp_path / "comp" / name
+        assert (together / "predictions.json").read_text() == (alone / "predictions.json").read_text(), name
+        h1, h2 = (json.loads((d / "history.json").read_text()) for d in (together, alone))
+        assert strip(h1) == strip(h2) and (h1["objective"], h1["comp_lambda"]) == ("comp", lam)
+    with pytest.raises(ValueError, match="comp_lambdas names"):
+        train_candidates(settings, tmp_path, None, {"a": 1, "b": 2}, tmp_path / "y", comp_lambdas={"a": 0.5})
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--candidates", "a=1", "b=2", "--objective", "comp", "--comp-lambda", "0.5"], "1 value.s. for 2 candidates"),
+    (["--candidates", "a=1", "--comp-lambda", "0.5"], "--objective comp and one λ per candidate"),
+    (["--seed", "1", "--comp-lambda", "0.5", "1.0"], "2 values for one model"),
+])
+def test_train_refuses_comp_lambdas_that_do_not_match_its_candidates(tmp_path, capsys, args, message):
+    from icda.cli import main
+
+    assert main(["train", "--settings", str(tmp_path / "settings.json"), "--data-dir", str(tmp_path),
+                 "--out-dir", str(tmp_path / "out"), *args]) == 2
+    assert re.search(message, capsys.readouterr().err)

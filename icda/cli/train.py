@@ -1,5 +1,6 @@
 """``python -m icda train``: train one rationale model (one seed), or the candidates of one ICDA
-iteration one after another in one process (``--candidates``: the dataset is loaded once)."""
+iteration or of a run's COMP grid one after another in one process (``--candidates``: the dataset
+is loaded once)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 from pathlib import Path
 
 from icda.cli.common import add_workspace_arguments, load_settings
+from icda.errors import ConfigError
 
 
 def candidate(text: str) -> tuple[str, int]:
@@ -35,18 +37,28 @@ def register(sub) -> None:
                    help="warm start (fresh optimizer): a model.pt, or a choice.json whose chosen model is used")
     p.add_argument("--warm-start", metavar="NAME", help="with --candidates: the candidate that starts from --init")
     p.add_argument("--objective", choices=["mmi", "comp"], help="override model.objective")
-    p.add_argument("--comp-lambda", type=float, help="override model.comp_lambda (COMP)")
+    p.add_argument("--comp-lambda", type=float, nargs="+",
+                   help="override model.comp_lambda (COMP); with --candidates one λ per candidate, in order")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> None:
     from icda.candidate import train_candidate, train_candidates
 
+    lambdas = args.comp_lambda or []
+    if args.candidates and (args.objective or lambdas) and (args.objective != "comp" or len(lambdas) != len(args.candidates)):
+        raise ConfigError(f"--objective {args.objective} --comp-lambda with {len(lambdas)} value(s) for "
+                          f"{len(args.candidates)} candidates: with --candidates, train COMP with "
+                          "--objective comp and one λ per candidate (or neither option)")
+    if not args.candidates and len(lambdas) > 1:
+        raise ConfigError(f"--comp-lambda gives {len(lambdas)} values for one model (--seed): give one")
     settings = load_settings(args)
     if args.candidates:
+        names = [name for name, _ in args.candidates]
         train_candidates(settings, args.data_dir, args.embeddings, dict(args.candidates), args.out_dir,
-                         warm=args.warm_start, init=args.init, pools=args.pools, augmented_dev=args.augmented_dev)
+                         warm=args.warm_start, init=args.init, pools=args.pools, augmented_dev=args.augmented_dev,
+                         comp_lambdas=dict(zip(names, lambdas)) if lambdas else None)
         return
     train_candidate(settings, args.data_dir, args.embeddings, args.seed, args.out_dir, init=args.init,
                     pools=args.pools, augmented_dev=args.augmented_dev, objective=args.objective,
-                    comp_lambda=args.comp_lambda)
+                    comp_lambda=lambdas[0] if lambdas else None)

@@ -6,7 +6,7 @@ with wall seconds ``s``, ``max_rss`` in MB, ``cpu_time`` in seconds, …) at
 - ``results/benchmarks/<dataset>/embed.tsv`` (the frozen-encoder cache),
 - ``results/benchmarks/<dataset>/run<r>/iter<k>/train.tsv`` (an ICDA iteration's training job,
   which trains all its candidates),
-- ``results/benchmarks/<dataset>/run<r>/comp/<candidate>.tsv`` (COMP grid).
+- ``results/benchmarks/<dataset>/run<r>/comp/train.tsv`` (a run's COMP grid, one job).
 
 The jobs themselves are found from the results (:func:`finished_jobs`: each run's
 ``summary.json`` gives its iterations, each trained iteration has a ``candidates/`` folder), so a job
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 METHODS = ["embed", "COMP", "MMI", "ICDA"]
 
 #: columns of :func:`load_benchmarks`
-COLUMNS = ["dataset", "job", "run", "iteration", "candidate", "seconds", "cpu_seconds",
+COLUMNS = ["dataset", "job", "run", "iteration", "seconds", "cpu_seconds",
            "max_rss_mb", "benchmark"]
 
 _FIX_BENCHMARK = "delete it and re-run its job (snakemake re-creates it)"
@@ -51,7 +51,7 @@ def finished_jobs(results: str | Path, summaries: Iterable[str | Path]) -> list[
 
     Returns:
         Dicts with ``dataset``, ``job`` ("embed", "train" or "comp"), ``run``, ``iteration``,
-        ``candidate`` and ``benchmark`` (the path the job's benchmark file has, present or not).
+        and ``benchmark`` (the path the job's benchmark file has, present or not).
 
     Raises:
         DataError: a summary is not at ``<results>/<dataset>/run<r>/summary.json``.
@@ -70,17 +70,15 @@ def finished_jobs(results: str | Path, summaries: Iterable[str | Path]) -> list[
             datasets.append(dataset)
         for k in range(int(read_json(path)["iterations"])):  # one train job per iteration: all its candidates
             if (run_dir / f"iter{k}" / "candidates").is_dir():
-                jobs.append({"dataset": dataset, "job": "train", "run": run, "iteration": k, "candidate": None,
+                jobs.append({"dataset": dataset, "job": "train", "run": run, "iteration": k,
                              "benchmark": bench / dataset / run_dir.name / f"iter{k}" / "train.tsv"})
-        for history in sorted((run_dir / "comp").glob("*/history.json")):
-            cand = history.parent.name
+        if (run_dir / "comp" / "candidates").is_dir():  # one train_comp job per run: its whole grid
             jobs.append({"dataset": dataset, "job": "comp", "run": run, "iteration": None,
-                         "candidate": cand,
-                         "benchmark": bench / dataset / run_dir.name / "comp" / f"{cand}.tsv"})
+                         "benchmark": bench / dataset / run_dir.name / "comp" / "train.tsv"})
     for dataset in datasets:
         if (results / dataset / "embeddings.pt").exists():  # frozen mode
             jobs.append({"dataset": dataset, "job": "embed", "run": None, "iteration": None,
-                         "candidate": None, "benchmark": bench / dataset / "embed.tsv"})
+                         "benchmark": bench / dataset / "embed.tsv"})
     return jobs
 
 
@@ -121,7 +119,7 @@ def load_benchmarks(jobs: Iterable[dict]) -> pd.DataFrame:
                     "them): counted as not measured", unmeasured)
     df = pd.DataFrame(rows, columns=COLUMNS)
     return df.astype({"run": "Int64", "iteration": "Int64"}).sort_values(
-        ["dataset", "job", "run", "iteration", "candidate"]).reset_index(drop=True)
+        ["dataset", "job", "run", "iteration"]).reset_index(drop=True)
 
 
 def _method_jobs(df: pd.DataFrame, method: str) -> pd.DataFrame:

@@ -15,7 +15,8 @@ RUN = f"{DATASET}/run{{run}}"
 ITER = f"{RUN}/iter{{k}}"  # one ICDA iteration
 CANDIDATES = f"{ITER}/candidates"  # the trained candidates of an iteration: seed<s>/ and, from k = 1, warm/
 COMP = f"{RUN}/comp"  # the COMP baseline of a run
-COMP_CANDIDATE = f"{COMP}/lambda{{lam}}_seed{{seed}}"
+COMP_CANDIDATES = f"{COMP}/candidates"  # the trained COMP grid of a run: lambda<λ>_seed<s>/
+COMP_CANDIDATE = f"{COMP_CANDIDATES}/lambda{{lam}}_seed{{seed}}"
 SETTINGS = f"{DATASET}/settings.json"
 
 wildcard_constraints:
@@ -128,10 +129,23 @@ def get_final_iterations(wildcards):
     }
 
 
-def comp_files(wildcards, name):
-    """``name`` of every COMP candidate of one run."""
-    return [f"{COMP_CANDIDATE}/{name}".format(dataset=wildcards.dataset, run=wildcards.run, **point)
-            for point in workflow_helpers.comp_grid(config, wildcards.run)]
+def comp_candidates(wildcards):
+    """{folder of each COMP candidate of one run: (λ, seed)}, in grid order."""
+    return {COMP_CANDIDATE.format(dataset=wildcards.dataset, run=wildcards.run, **point): (point["lam"], point["seed"])
+            for point in workflow_helpers.comp_grid(config, wildcards.run)}
+
+
+def get_comp_train_args(wildcards, input):
+    """A run's COMP grid as NAME=SEED with one --comp-lambda per candidate (rule train_comp)."""
+    grid = comp_candidates(wildcards)
+    names = " ".join(f"{os.path.basename(path)}={seed}" for path, (_, seed) in grid.items())
+    return (f"{get_embeddings_arg(wildcards, input)} --candidates {names} --objective comp"
+            f" --comp-lambda {' '.join(str(lam) for lam, _ in grid.values())}")
+
+
+def get_comp_dirs(wildcards):
+    """The folders of a run's COMP candidates, shell-quoted (rule select_comp)."""
+    return " ".join(shlex.quote(path) for path in comp_candidates(wildcards))
 
 
 def _iteration(wc, k=None):
@@ -144,9 +158,6 @@ def get_candidates(wc):
     return CANDIDATES.format(**_iteration(wc))
 
 
-def get_comp_files(name):
-    """Input function: ``name`` of every COMP candidate of the job's run."""
-    return lambda wc: comp_files(wc, name)
 
 
 def get_prepare_files(wildcards):

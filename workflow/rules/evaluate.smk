@@ -29,7 +29,7 @@ rule evaluate_comp:
         data=rules.prepare.output,
         embeddings=get_embeddings,
         choice=f"{COMP}/choice.json",
-        models=get_comp_files("model.pt"),
+        candidates=COMP_CANDIDATES,
     output:
         f"{COMP}/eval.json",
     params:

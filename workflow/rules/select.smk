@@ -23,13 +23,12 @@ rule select:
 rule select_comp:
     input:
         data=rules.prepare.output,
-        candidates=get_comp_files("history.json"),
-        predictions=get_comp_files("predictions.json"),
+        candidates=COMP_CANDIDATES,
     output:
         f"{COMP}/choice.json",
     params:
         data=get_data_dir,
-        dirs=lambda wc, input: " ".join(shlex.quote(os.path.dirname(p)) for p in input.candidates),
+        dirs=get_comp_dirs,
     log:
         "results/logs/{dataset}/run{run}/comp/select.log",
     conda:

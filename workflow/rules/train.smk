@@ -1,7 +1,8 @@
 # One training job per (dataset, run, iteration): its candidates one after another in one
 # process (the dataset and torch are loaded once), each into its own folder: a fresh model per
 # seed, and from iteration 1 a warm start from the previous choice, trained on the previous
-# iteration's augmented data (counterfactuals re-drawn every epoch). COMP: a lambda x seed grid.
+# iteration's augmented data (counterfactuals re-drawn every epoch). COMP: one job per run trains
+# its lambda x seed grid the same way.
 
 
 rule train:
@@ -32,23 +33,19 @@ rule train_comp:
         data=rules.prepare.output,
         embeddings=get_embeddings,
     output:
-        model=f"{COMP_CANDIDATE}/model.pt",
-        predictions=f"{COMP_CANDIDATE}/predictions.json",
-        history=f"{COMP_CANDIDATE}/history.json",
+        directory(COMP_CANDIDATES),
     params:
         data=get_data_dir,
-        out=get_out_dir,
-        args=get_embeddings_arg,
+        args=get_comp_train_args,
     threads: config["train_threads"]
     resources:
         gpu=get_gpus,
     benchmark:
-        "results/benchmarks/{dataset}/run{run}/comp/lambda{lam}_seed{seed}.tsv"
+        "results/benchmarks/{dataset}/run{run}/comp/train.tsv"
     log:
-        "results/logs/{dataset}/run{run}/comp/lambda{lam}_seed{seed}.log",
+        "results/logs/{dataset}/run{run}/comp/train.log",
     conda:
         "../../environment.yml"
     shell:
         "python -m icda train --settings {input.settings:q} --data-dir {params.data:q} {params.args}"
-        " --objective comp --comp-lambda {wildcards.lam} --seed {wildcards.seed} --threads {threads}"
-        " --out-dir {params.out:q} > {log:q} 2>&1"
+        " --threads {threads} --out-dir {output:q} > {log:q} 2>&1"
