@@ -83,7 +83,7 @@ def real_epochs(results: Path) -> dict[str, float]:
     ``results``, and COMP's CPU per epoch over MMI's."""
     mmi = epoch_stats(results.glob("*/run*/iter0/candidates/*/history.json"))
     icda = epoch_stats(p for p in results.glob("*/run*/iter*/candidates/*/history.json") if "/iter0/" not in str(p))
-    comp = epoch_stats(results.glob("*/run*/comp/candidates/*/history.json"))
+    comp = epoch_stats(results.glob("*/run*/comp/**/history.json"))
     if not (mmi["total"] and icda["total"] and comp["total"]):
         raise SystemExit(f"{results}: no finished MMI, ICDA and COMP candidates (history.json) to count epochs in")
     return {"mmi": mmi["epochs"], "iteration": icda["epochs"], "comp": comp["epochs"],
