@@ -1,6 +1,7 @@
 """The Snakemake workflow: lint, dry-runs of the shipped configs, and a tiny end-to-end run."""
 
 import csv
+import hashlib
 import json
 import os
 import subprocess
@@ -20,6 +21,36 @@ def snakemake(*args, cwd=REPO, check=True):
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
+
+
+#: what the tiny workflow's binary run must reproduce exactly (tests/fixtures/tiny_binary_pin.json,
+#: written by :func:`_binary_pin` from the code at commit bef4f15, before labels could take more
+#: than two classes): every evaluation's metrics and per-document selections, every choice's
+#: candidate scores, the pools, the stop decision, the table and the ICDA dataset
+BINARY_PIN = REPO / "tests/fixtures/tiny_binary_pin.json"
+
+
+def _binary_pin(results: Path) -> dict:
+    """The numbers and selections of a tiny workflow run (``results``) that :data:`BINARY_PIN` pins."""
+    run = results / "synthetic/run1"
+    pin = {"table": (results / "tables/synthetic.csv").read_text(),
+           "icda_dataset_sha256": hashlib.sha256((results / "synthetic/icda_dataset.jsonl").read_bytes()).hexdigest(),
+           "summary": {k: v for k, v in json.loads((run / "summary.json").read_text()).items()}}
+    for step in sorted(p.name for p in run.iterdir() if p.is_dir()):
+        evaluation = json.loads((run / step / "eval.json").read_text())
+        choice = json.loads((run / step / "choice.json").read_text())
+        pin[step] = {
+            "eval": {k: evaluation[k] for k in ("precision", "recall", "f1", "accuracy", "precision_by_class",
+                                                "position_histogram", "documents")},
+            "candidates": [{k: c[k] for k in ("name", "dev_loss", "original_dev_loss", "dev_accuracy",
+                                              "degenerate", "delta_A", "score")} for c in choice["candidates"]],
+            "chosen": choice["chosen"]["name"],
+        }
+        if (run / step / "pools.json").exists():
+            pools = json.loads((run / step / "pools.json").read_text())
+            pin[step]["pools"] = {split: {"stats": pools[split]["stats"], "plan": pools[split]["plan"]}
+                                  for split in ("train", "dev")}
+    return pin
 
 
 def test_lint_reports_nothing():
@@ -179,6 +210,9 @@ def test_tiny_end_to_end_run(tmp_path):
     assert proc.stdout.strip().splitlines()[-1] == "False"
     for name in ("choice.json", "pools.json", "converge.json", "eval.json"):
         assert (check / name).read_text() == (tmp_path / it1 / name).read_text(), name
+
+    # a binary dataset gives exactly the numbers and selections of the code before multi-class
+    assert _binary_pin(results) == json.loads(BINARY_PIN.read_text())
 
     again = snakemake(*args, "-n")
     assert "Nothing to be done" in again.stdout + again.stderr
