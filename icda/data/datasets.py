@@ -49,14 +49,20 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
         fmt = spec["test_format"] if split == "test" else spec["format"]
         keywords = spec["keywords"]  # a rule: every split gets it (dev precision for tuning)
         classes = range(spec["classes"])
-        if fmt == "icda":
-            out[split] = read_icda(path, keywords=keywords, ratings=spec["ratings"], id_prefix=split,
-                                   classes=classes)
-        elif fmt == "hotel":
-            out[split] = read_hotel_test(path, id_prefix=split)
-        else:
-            out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
-                                    require_label=split != "test", classes=classes)
+        try:
+            if fmt == "icda":
+                out[split] = read_icda(path, keywords=keywords, ratings=spec["ratings"], id_prefix=split,
+                                       classes=classes)
+            elif fmt == "hotel":
+                out[split] = read_hotel_test(path, id_prefix=split)
+            else:
+                out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
+                                        require_label=split != "test", classes=classes)
+        except DataError as exc:
+            if "outside the classes" not in exc.problem:
+                raise
+            raise DataError(exc.path, exc.line, exc.problem, f"{exc.fix}, or, if the data has more classes, "
+                            f"set datasets.{name}.classes to their number") from None
     return out
 
 
