@@ -46,6 +46,7 @@ GROUP_DATA = {
     "table1_real": "real data (beer and hotel reviews, human-annotated rationales)",
     "table2_llm": "LLM generated data",
     "synthetic": "synthetic data (generated reviews with a spurious aspect)",
+    "synthetic_multiclass": "synthetic data with more than two classes (generated reviews with a spurious aspect)",
 }
 
 METRIC_NAMES = {"precision": "Rationale precision", "recall": "Rationale recall",
