@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -216,6 +217,54 @@ def test_tiny_end_to_end_run(tmp_path):
 
     again = snakemake(*args, "-n")
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.slow
+def test_tiny_three_class_run_icda_reaches_the_target_aspect_where_mmi_takes_the_spurious_one(tmp_path):
+    """Three classes end to end (issue 25): on synthetic data whose spurious aspect agrees with
+    the label nearly as often as the target aspect, MMI selects the spurious aspect's sentence in
+    a share of the test documents and ICDA selects the target aspect's; every counterfactual
+    takes a class other than its source's, both other classes occur; precision is reported per
+    gold class; ``predict`` gives three class probabilities."""
+    from icda.data.synthetic import _level_bank
+
+    args = ["--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+            "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_multiclass.yaml"),
+            "--config", f"data_dir={tmp_path / 'data'}", "--",
+            "results/synthetic3/run1/summary.json", "results/synthetic3/rationales.html"]
+    snakemake(*args)
+    results = tmp_path / "results/synthetic3"
+    summary = json.loads((results / "run1/summary.json").read_text())
+    aspect = {s: a for (a, _), sentences in _level_bank(3).items() for s in sentences}
+    test = [json.loads(line) for line in (results / "data/test.jsonl").open()]
+    assert {d["label"] for d in test} == {0, 1, 2}
+
+    def picked(k: int) -> tuple[dict, Counter]:
+        evaluation = json.loads((results / f"run1/iter{k}/eval.json").read_text())
+        assert sorted(evaluation["precision_by_class"]) == ["0", "1", "2"]
+        return evaluation, Counter(aspect.get(d["sentences"][p], "filler")
+                                   for d, (p,) in zip(test, evaluation["documents"]["positions"]))
+
+    mmi, mmi_aspects = picked(0)
+    icda, icda_aspects = picked(summary["final_iteration"])
+    n = len(test)
+    assert mmi["precision"] <= 0.9 and mmi_aspects["service"] >= 0.1 * n  # MMI: the spurious aspect
+    assert mmi_aspects["service"] >= 0.8 * (n - mmi_aspects["food"])  # ... is most of its misses
+    assert icda["precision"] >= 0.95 and icda_aspects["service"] <= mmi_aspects["service"] / 4
+
+    records = [json.loads(line) for line in (results / "icda_dataset.jsonl").open()]
+    source = {r["id"]: r for r in records if not r["counterfactual"]}
+    flips = Counter((source[r["source"]]["label"], r["label"]) for r in records if r["counterfactual"])
+    assert all(y != c for y, c in flips) and len(flips) == 6, flips  # every ordered pair of classes
+    assert sum(flips.values()) == len(source)
+
+    proc = subprocess.run([sys.executable, "-m", "icda", "predict", "--model", str(results / "icda_model"),
+                           "--input", str(results / "data/test.jsonl")],
+                          cwd=REPO, capture_output=True, text=True, check=True)
+    predicted = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert all(len(p["probabilities"]) == 3 for p in predicted)
+    assert [p["positions"] for p in predicted] == icda["documents"]["positions"]
+    assert [p["label"] for p in predicted] == icda["documents"]["predicted"]
 
 
 def _tiny_sweep(tmp_path) -> Path:
