@@ -13,8 +13,8 @@ Vocabulary (paper section "Implementation"; docs/algorithm.md):
 
 - **positions**: the sentence indices a model picks as a document's rationale (per document,
   ``list[int]``); the model's mask tensor itself is its ``selection`` (:mod:`icda.model`).
-- **predictions** (``predictions.json``): a trained candidate's P(y=1) and positions on the
-  original train and dev splits.
+- **predictions** (``predictions.json``): a trained candidate's P(y=1) (with C > 2 classes also
+  the C class probabilities) and positions on the original train and dev splits.
 - **choice** (``choice.json``): which candidate of an iteration won (``chosen``), its scores
   and ΔA (:func:`icda.selection.select_candidate`).
 
