@@ -14,7 +14,7 @@ from icda.counterfactual import AugmentationPlan, build_plan, draw_counterfactua
 from icda.data.datasets import prepare_dataset
 from icda.data.document import Document
 from icda.data.encoded import EncodedSplit
-from icda.data.synthetic import ASPECTS, LEVELS, _level_bank, generate_synthetic
+from icda.data.synthetic import ASPECTS, LEVELS, sentence_bank, generate_synthetic
 from icda.degeneration import check_degeneration
 from icda.errors import ConfigError, DataError, IcdaError
 from icda.metrics import rationale_metrics
@@ -172,7 +172,7 @@ def test_a_label_outside_the_datasets_classes_names_file_line_and_fix(tmp_path):
 def _value_of() -> dict[str, tuple[str, int]]:
     """Sentence → (aspect, value) over the three-class bank (each sentence has one)."""
     lookup = {}
-    for (aspect, value), sentences in _level_bank(3).items():
+    for (aspect, value), sentences in sentence_bank(3).items():
         for s in sentences:
             assert s not in lookup, s  # a sentence expresses one value only
             lookup[s] = (aspect, value)
@@ -202,7 +202,7 @@ def test_synthetic_three_classes_are_balanced_and_agree_at_their_rates():
 
 
 def test_synthetic_five_classes_have_distinct_values_and_refuse_a_verdict():
-    bank = _level_bank(5)
+    bank = sentence_bank(5)
     for aspect in ASPECTS:
         values = [set(bank[aspect, v]) for v in range(5)]
         assert all(not (values[i] & values[j]) for j in range(5) for i in range(j))

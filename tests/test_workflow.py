@@ -226,7 +226,7 @@ def test_tiny_three_class_run_icda_reaches_the_target_aspect_where_mmi_takes_the
     a share of the test documents and ICDA selects the target aspect's; every counterfactual
     takes a class other than its source's, both other classes occur; precision is reported per
     gold class; ``predict`` gives three class probabilities."""
-    from icda.data.synthetic import _level_bank
+    from icda.data.synthetic import sentence_bank
 
     args = ["--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
             "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_multiclass.yaml"),
@@ -235,7 +235,7 @@ def test_tiny_three_class_run_icda_reaches_the_target_aspect_where_mmi_takes_the
     snakemake(*args)
     results = tmp_path / "results/synthetic3"
     summary = json.loads((results / "run1/summary.json").read_text())
-    aspect = {s: a for (a, _), sentences in _level_bank(3).items() for s in sentences}
+    aspect = {s: a for (a, _), sentences in sentence_bank(3).items() for s in sentences}
     test = [json.loads(line) for line in (results / "data/test.jsonl").open()]
     assert {d["label"] for d in test} == {0, 1, 2}
 

@@ -161,8 +161,13 @@ NEUTRAL = ("average", "ordinary", "acceptable", "unremarkable", "neither good no
 INTENSIFIERS = ("extremely", "truly", "utterly", "incredibly")
 
 
-def _level_bank(n_classes: int) -> dict[tuple[str, int], tuple[str, ...]]:
-    """Every aspect sentence by (aspect, value 0 … C−1) for C = ``n_classes`` (:data:`LEVELS`)."""
+def sentence_bank(n_classes: int) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Every aspect sentence by (aspect, value 0 … C−1) for C = ``n_classes`` classes
+    (:data:`LEVELS`; two classes: :data:`SENTENCE_BANK`, value 0 negative, 1 positive).
+
+    Raises:
+        KeyError: ``n_classes`` is not a key of :data:`LEVELS`.
+    """
     if n_classes == 2:
         return SENTENCE_BANK
     bank = {}
@@ -241,7 +246,7 @@ def generate_synthetic(
     if verdict is not None and n_classes != 2:
         raise ValueError(f"the verdict sentence has two polarities; verdict needs n_classes=2, got {n_classes}")
     aspects = list(ASPECTS)[:n_aspects]
-    bank = _level_bank(n_classes)
+    bank = sentence_bank(n_classes)
     out = {}
     for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test)):
         rng = random.Random(f"icda-synthetic:{seed}:{split}")
