@@ -257,6 +257,11 @@ def test_tiny_three_class_run_icda_reaches_the_target_aspect_where_mmi_takes_the
     flips = Counter((source[r["source"]]["label"], r["label"]) for r in records if r["counterfactual"])
     assert all(y != c for y, c in flips) and len(flips) == 6, flips  # every ordered pair of classes
     assert sum(flips.values()) == len(source)
+    page = (results / "rationales.html").read_text(encoding="utf-8")  # the viewer shows the three classes
+    start = page.index('<script type="application/json" id="viewer-data">')
+    data = json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])
+    assert {d["label"] for d in data["documents"]} == {0, 1, 2}
+    assert all(pair["label"] != pair["cf_label"] for pair in data["counterfactuals"])
 
     proc = subprocess.run([sys.executable, "-m", "icda", "predict", "--model", str(results / "icda_model"),
                            "--input", str(results / "data/test.jsonl")],
