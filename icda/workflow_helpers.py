@@ -210,7 +210,7 @@ def dataset_settings(config: dict, name: str) -> dict[str, Any]:
     if "n_classes" in settings.get("model", {}):
         raise ConfigError(f"model.n_classes is set for dataset {name}: the number of classes is the dataset's. "
                           f"Fix: remove it and set datasets.{name}.classes")
-    classes = config["datasets"][name].get("classes", SPEC_DEFAULTS["classes"])
+    classes = ((config.get("datasets") or {}).get(name) or {}).get("classes", SPEC_DEFAULTS["classes"])
     return _merge(settings, {"model": {"n_classes": classes}})
 
 
