@@ -597,7 +597,7 @@ class Evaluation(Record):
     n_docs: int | None = None
     n_annotated: int | None = None
     position_histogram: list | None = None
-    precision_by_class: dict | None = None  #: {"0": precision, "1": precision}
+    precision_by_class: dict | None = None  #: {"0": precision, …, "C−1": precision} per gold class
     model: str | None = None
     split: str = "test"
     documents: dict | None = None  #: {"ids": [D], "positions": [D lists], "predicted": [D]}
