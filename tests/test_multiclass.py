@@ -12,7 +12,6 @@ import torch
 
 from icda.counterfactual import AugmentationPlan, build_plan, draw_counterfactuals
 from icda.data.datasets import prepare_dataset
-from icda.data.document import Document
 from icda.data.encoded import EncodedSplit
 from icda.data.synthetic import ASPECTS, LEVELS, sentence_bank, generate_synthetic
 from icda.degeneration import check_degeneration

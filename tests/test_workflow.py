@@ -36,7 +36,7 @@ def _binary_pin(results: Path) -> dict:
     run = results / "synthetic/run1"
     pin = {"table": (results / "tables/synthetic.csv").read_text(),
            "icda_dataset_sha256": hashlib.sha256((results / "synthetic/icda_dataset.jsonl").read_bytes()).hexdigest(),
-           "summary": {k: v for k, v in json.loads((run / "summary.json").read_text()).items()}}
+           "summary": json.loads((run / "summary.json").read_text())}
     for step in sorted(p.name for p in run.iterdir() if p.is_dir()):
         evaluation = json.loads((run / step / "eval.json").read_text())
         choice = json.loads((run / step / "choice.json").read_text())
