@@ -203,6 +203,8 @@ def _train(ws, settings: Settings, seed: int, out_dir: str | Path, init: str | P
     for name, split in (("train", train), ("dev", data.dev), ("test", data.test)):  # test: no labels read
         pred = predict(model, split.ids, device=ws.device)
         predictions[name] = {"prob_positive": pred.prob_positive.round(6).tolist(), "positions": pred.positions}
+        if settings.model.n_classes > 2:
+            predictions[name]["probabilities"] = pred.probabilities.round(6).tolist()
     history = History.from_json(result.to_json() | {
         "seed": seed,
         "init": None if init is None else str(init),
@@ -256,7 +258,7 @@ def evaluate_model(
     encoded = ws.split(split)
     pred = predict(network, encoded.ids, device=ws.device)
     return _evaluation(encoded.documents, pred.positions, pred.predicted.tolist(), encoded.n_sentences.tolist(),
-                       model_path, split, labels)
+                       model_path, split, labels, settings.model.n_classes)
 
 
 def evaluate_predictions(
@@ -265,9 +267,9 @@ def evaluate_predictions(
     """:func:`evaluate_model` from the ``predictions.json`` that training wrote (P(y=1) and
     positions on the train, dev and test splits, from the chosen epoch's model): no model is
     loaded, so torch is not imported. The positions, hence precision, recall and F1, are the
-    model's; the predicted class is P(y=1) > 0.5, the model's argmax up to the 6-decimal
-    rounding of the file (a document with P(y=1) within 5e-7 of 0.5 may count differently in
-    accuracy).
+    model's; the predicted class is P(y=1) > 0.5 (C > 2: the most probable class), the model's
+    argmax up to the 6-decimal rounding of the file (a document with P(y=1) within 5e-7 of 0.5
+    may count differently in accuracy).
 
     Raises:
         ConfigError: the file holds no predictions on ``split`` (test: written before training
@@ -285,8 +287,8 @@ def evaluate_predictions(
     if pred is None:
         raise ConfigError(f"{predictions} holds no predictions on {split} (written before training recorded "
                           "them): evaluate its model.pt (--model) instead")
-    return _evaluation(docs, pred.positions, [int(p > 0.5) for p in pred.prob_positive], n_sentences,
-                       Path(predictions).with_name(MODEL_FILE), split, labels)
+    return _evaluation(docs, pred.positions, pred.predicted(), n_sentences,
+                       Path(predictions).with_name(MODEL_FILE), split, labels, settings.model.n_classes)
 
 
 def holds_split(predictions: str | Path, split: str) -> bool:
@@ -298,11 +300,12 @@ def holds_split(predictions: str | Path, split: str) -> bool:
     return getattr(Predictions.read(predictions), split, None) is not None
 
 
-def _evaluation(docs, positions, predicted, n_sentences, model_path: Path, split: str, labels: dict | None) -> Evaluation:
+def _evaluation(docs, positions, predicted, n_sentences, model_path: Path, split: str, labels: dict | None,
+                n_classes: int) -> Evaluation:
     from icda.metrics import rationale_metrics
 
     metrics = rationale_metrics(positions, [d.rationale for d in docs], n_sentences, [d.label for d in docs],
-                                predicted)
+                                predicted, n_classes)
     return Evaluation.from_json((labels or {}) | metrics | {
         "model": str(model_path), "split": split,
         # per document, in split order: what the rationale viewer (icda/report/viewer.py) highlights

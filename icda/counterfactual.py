@@ -1,17 +1,21 @@
 """Counterfactuals (paper eq. new_cdaproc: Y^c ← 1 − Y, X_1^c ← A | (1 − Y); section
-"Implementation", Algorithm 1 D^a = D ∪ D^c; docs/algorithm.md, step 4).
+"Implementation", Algorithm 1 D^a = D ∪ D^c; docs/algorithm.md, step 4), for C >= 2 classes
+(the paper's generalisation to N classes: Y^c ← c ≠ Y, X_1^c ← A | c).
 
 1. :func:`build_plan`: from the chosen model's predictions on a split of N original documents,
    the kept originals and the rationale pools (an :class:`AugmentationPlan`). Prediction error
-   e = |P(y=1) − y|; a document is correct when e <= 0.5. Per class the m correct documents with
-   the lowest error are kept, m = min(⌊N/4⌋, correct in class 0, correct in class 1), so that
-   originals plus counterfactuals (4m) never exceed N. The pool A_c holds the rationale
-   positions of the ``pool_fraction`` most confident correct documents of class c: a share of
-   the class's documents (``pool_base="class"``, the paper's 10 %) or of the m kept
-   (``"kept"``, the authors' code).
+   e = 1 − P(y) (binary: |P(y=1) − y|); a document is correct when e <= 0.5 (binary) or when
+   its label is the most probable class (C > 2). Per class the m correct documents with the
+   lowest error are kept, m = min(⌊N/(2C)⌋, correct in each class), so that originals plus
+   counterfactuals (2Cm; binary 4m) never exceed N. The pool A_c holds the rationale positions
+   of the ``pool_fraction`` most confident correct documents of class c: a share of the class's
+   documents (``pool_base="class"``, the paper's 10 %) or of the m kept (``"kept"``, the
+   authors' code).
 2. :func:`draw_counterfactuals` / :func:`augmented_tensors`: one counterfactual per kept
-   document as sentence ids (:class:`~icda.data.encoded.EncodedSplit`): its rationale slots get
-   ids drawn from the opposite class's pool; training re-draws every epoch.
+   document as sentence ids (:class:`~icda.data.encoded.EncodedSplit`): a document of class y
+   takes a class c ≠ y (binary: 1 − y; C > 2: uniformly among the other classes, or among
+   ``plan.targets[y]`` when set) and its rationale slots get ids drawn from the pool A_c;
+   training re-draws every epoch.
 3. :func:`augmented_documents`: one draw as text a person can read and reuse: each kept
    original followed by its counterfactual, which records the source document, the swapped
    positions and where each inserted sentence came from.
@@ -43,29 +47,44 @@ log = logging.getLogger(__name__)
 class AugmentationPlan:
     """What the counterfactuals of one split are drawn from (paper section "Implementation").
 
-    kept: indices of the kept original documents (2m of them).
+    kept: indices of the kept original documents (C·m of them).
     positions: per kept document, its rationale positions (the slots to replace).
-    pools: class → [(document index, position)] of the rationale pool A_c.
+    pools: class → [(document index, position)] of the rationale pool A_c, for each of the C
+        classes.
+    targets: class y → the classes a counterfactual of a class-y document may take (one drawn
+        uniformly); None: every other class.
     """
 
     kept: list[int]
     positions: list[list[int]]
     pools: dict[int, list[tuple[int, int]]]
+    targets: dict[int, list[int]] | None = None
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "kept": self.kept,
             "positions": self.positions,
             "pools": {str(c): [list(r) for r in refs] for c, refs in self.pools.items()},
         }
+        if self.targets is not None:
+            out["targets"] = {str(y): list(cs) for y, cs in self.targets.items()}
+        return out
 
     @classmethod
     def from_json(cls, obj: dict) -> "AugmentationPlan":
+        targets = obj.get("targets")
         return cls(
             kept=[int(i) for i in obj["kept"]],
             positions=[[int(p) for p in ps] for ps in obj["positions"]],
             pools={int(c): [(int(d), int(p)) for d, p in refs] for c, refs in obj["pools"].items()},
+            targets=None if targets is None else {int(y): [int(c) for c in cs] for y, cs in targets.items()},
         )
+
+    def target_classes(self, label: int) -> list[int]:
+        """The classes a counterfactual of a class-``label`` document may take."""
+        if self.targets is not None:
+            return self.targets[label]
+        return [c for c in sorted(self.pools) if c != label]
 
 
 @dataclass
@@ -80,18 +99,24 @@ class Counterfactuals:
 
 
 def draw_counterfactuals(split: EncodedSplit, plan: AugmentationPlan, rng: np.random.Generator) -> Counterfactuals:
-    """One counterfactual per kept document: its rationale slots get sentences drawn uniformly
-    (with replacement) from the pool of the opposite class; its label is flipped (binary)."""
+    """One counterfactual per kept document: a document of class y takes a class c ≠ y
+    (:meth:`AugmentationPlan.target_classes`; drawn uniformly with ``rng`` when there is more than
+    one, so that a binary plan draws nothing but the sentences) and its rationale slots get
+    sentences drawn uniformly (with replacement) from the pool A_c; its label becomes c."""
+    import torch
+
     ids = split.ids[plan.kept].clone()
-    labels = 1 - split.labels[plan.kept]
-    drawn = []
+    labels, drawn = [], []
     for row, (doc, positions) in enumerate(zip(plan.kept, plan.positions)):
-        pool = plan.pools[1 - int(split.labels[doc])]
+        targets = plan.target_classes(int(split.labels[doc]))
+        target = targets[0] if len(targets) == 1 else targets[int(rng.integers(len(targets)))]
+        pool = plan.pools[target]
         picks = [pool[int(i)] for i in rng.integers(len(pool), size=len(positions))]
         for pos, (src_doc, src_pos) in zip(positions, picks):
             ids[row, pos] = split.ids[src_doc, src_pos]
+        labels.append(target)
         drawn.append(picks)
-    return Counterfactuals(ids, labels, list(plan.kept), drawn)
+    return Counterfactuals(ids, torch.tensor(labels, dtype=split.labels.dtype), list(plan.kept), drawn)
 
 
 def augmented_tensors(split: EncodedSplit, plan: AugmentationPlan, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -104,17 +129,19 @@ def augmented_tensors(split: EncodedSplit, plan: AugmentationPlan, rng: np.rando
 
 def build_plan(
     labels: np.ndarray,
-    prob_positive: np.ndarray,
+    probabilities: np.ndarray,
     positions: list[list[int]],
     pool_fraction: float = 0.10,
     pool_base: str = "class",
+    targets: dict[int, list[int]] | None = None,
 ) -> tuple[AugmentationPlan, dict]:
-    """Kept originals and pools of one split.
+    """Kept originals and pools of one split (module docstring, step 1).
 
     Args:
-        labels: [N] gold classes (0/1).
-        prob_positive: [N] the model's P(y=1).
+        labels: [N] gold classes 0 … C−1.
+        probabilities: the model's P(y=1) [N] (two classes) or class probabilities [N, C].
         positions: per document, the model's rationale positions.
+        targets: the plan's :attr:`AugmentationPlan.targets` (None: every other class).
 
     Returns:
         (plan, stats) where stats records N, m, correct counts and pool sizes.
@@ -123,33 +150,41 @@ def build_plan(
         IcdaError: a class has no correctly predicted document, so no counterfactual can be made.
     """
     labels = np.asarray(labels)
-    error = np.abs(np.asarray(prob_positive, dtype=np.float64) - labels)
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    if probabilities.ndim == 1:  # two classes: e = |P(y=1) − y| = 1 − P(y)
+        classes = (0, 1)
+        error = np.abs(probabilities - labels)
+        right = error <= 0.5
+    else:
+        classes = tuple(range(probabilities.shape[1]))
+        error = 1 - probabilities[np.arange(len(labels)), labels]
+        right = probabilities.argmax(axis=1) == labels
     order_by_class, correct = {}, {}
-    for c in (0, 1):
-        docs = np.flatnonzero((labels == c) & (error <= 0.5))
+    for c in classes:
+        docs = np.flatnonzero((labels == c) & right)
         order_by_class[c] = docs[np.argsort(error[docs], kind="stable")]
         correct[c] = len(docs)
     n = len(labels)
-    m = min(n // 4, correct[0], correct[1])
+    m = min(n // (2 * len(classes)), *correct.values())
     if m == 0:
         raise IcdaError(
             f"no counterfactual can be built: correct predictions per class {correct} of {n} "
             "documents. Fix: check the chosen model's history (dev accuracy) and training settings"
         )
-    kept = sorted(int(d) for c in (0, 1) for d in order_by_class[c][:m])
+    kept = sorted(int(d) for c in classes for d in order_by_class[c][:m])
     pools, pool_docs = {}, {}
-    for c in (0, 1):
+    for c in classes:
         base = int((labels == c).sum()) if pool_base == "class" else m
         size = min(correct[c], max(1, math.ceil(pool_fraction * base)))
         docs = order_by_class[c][:size]
         pool_docs[c] = len(docs)
         pools[c] = [(int(d), int(p)) for d in docs for p in positions[d]]
-    plan = AugmentationPlan(kept=kept, positions=[list(positions[d]) for d in kept], pools=pools)
+    plan = AugmentationPlan(kept=kept, positions=[list(positions[d]) for d in kept], pools=pools, targets=targets)
     stats = {
         "n_documents": n,
         "m_per_class": m,
-        "correct_per_class": {str(c): correct[c] for c in (0, 1)},
-        "pool_documents_per_class": {str(c): pool_docs[c] for c in (0, 1)},
+        "correct_per_class": {str(c): correct[c] for c in classes},
+        "pool_documents_per_class": {str(c): pool_docs[c] for c in classes},
         "pool_fraction": pool_fraction,
         "pool_base": pool_base,
     }
@@ -189,9 +224,11 @@ def augmented_documents(docs: list[Document], plan: AugmentationPlan, seed: int,
     return records
 
 
-def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str) -> "Pools":
+def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
+               targets: dict[int, list[int]] | None = None) -> "Pools":
     """The pools step on files: :func:`build_plan` of the original train and dev splits (in
-    ``data_dir``) from the predictions of the candidate a ``choice.json`` names.
+    ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
+    plans' :attr:`AugmentationPlan.targets`).
 
     Raises:
         DataError: a file is missing or malformed (among others, a prediction whose document count
@@ -207,11 +244,11 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     splits = {}
     for split, docs in documents.items():
         predicted = getattr(predictions, split)
-        plan, stats = build_plan([d.label for d in docs], predicted.prob_positive, predicted.positions,
-                                 pool_fraction, pool_base)
+        plan, stats = build_plan([d.label for d in docs], predicted.class_probabilities, predicted.positions,
+                                 pool_fraction, pool_base, targets)
         splits[split] = SplitPools(stats=stats, plan=plan, pool_sentences={
             str(c): [docs[d].sentences[p] for d, p in refs] for c, refs in plan.pools.items()})
-        log.info("%s: kept %d of %d, pool sizes %s", split, 2 * stats["m_per_class"], stats["n_documents"],
+        log.info("%s: kept %d of %d, pool sizes %s", split, len(plan.kept), stats["n_documents"],
                  {c: len(r) for c, r in plan.pools.items()})
     return Pools(chosen=chosen.chosen.name, candidate_dir=chosen.chosen.candidate_dir, **splits)
 

@@ -15,6 +15,7 @@ def rationale_metrics(
     n_sentences: Sequence[int],
     labels: Sequence[int | None] | None = None,
     predictions: Sequence[int] | None = None,
+    n_classes: int = 2,
 ) -> dict:
     """Rationale precision, recall, F1, accuracy and the rationale-position histogram.
 
@@ -24,6 +25,7 @@ def rationale_metrics(
             such documents are left out of precision/recall).
         n_sentences: per document, the number of sentences the model saw.
         labels, predictions: gold (None where unknown) and predicted classes, for accuracy.
+        n_classes: the number C of classes (gold labels 0 … C−1).
 
     Returns:
         dict with ``precision`` (share of selected sentences that are ground truth: with k = 1,
@@ -31,15 +33,15 @@ def rationale_metrics(
         ``alpha`` (1 − precision, the rationale error), ``recall`` (share of ground-truth
         sentences selected), ``f1``, ``accuracy`` (None without labels), ``n_docs``,
         ``n_annotated``, ``position_histogram`` (10 bins of index / sentence count) and
-        ``precision_by_class`` ({"0": precision, "1": precision} over the annotated documents of
-        each gold class; None without labels, a class's value None where it has no annotated
+        ``precision_by_class`` ({"0": precision, …, "C−1": precision} over the annotated documents
+        of each gold class; None without labels, a class's value None where it has no annotated
         document). A selector whose choice depends on the label (e.g. the target aspect's
         sentence in negative documents, a spurious one in positive documents) shows as one high and
         one low value behind a middling ``precision``; the binary theory assumes the same α for
         both classes.
     """
     hits = n_selected = n_truth = n_annotated = 0
-    per_class = {0: [0, 0], 1: [0, 0]}  # gold class -> [hits, selected]
+    per_class = {c: [0, 0] for c in range(n_classes)}  # gold class -> [hits, selected]
     for i, (sel, truth) in enumerate(zip(positions, rationale)):
         if truth is None:
             continue

@@ -13,8 +13,8 @@ Vocabulary (paper section "Implementation"; docs/algorithm.md):
 
 - **positions**: the sentence indices a model picks as a document's rationale (per document,
   ``list[int]``); the model's mask tensor itself is its ``selection`` (:mod:`icda.model`).
-- **predictions** (``predictions.json``): a trained candidate's P(y=1) and positions on the
-  original train and dev splits.
+- **predictions** (``predictions.json``): a trained candidate's P(y=1) (with C > 2 classes also
+  the C class probabilities) and positions on the original train and dev splits.
 - **choice** (``choice.json``): which candidate of an iteration won (``chosen``), its scores
   and ΔA (:func:`icda.selection.select_candidate`).
 
@@ -235,11 +235,14 @@ def _check_splits(record: Any, n_sentences: dict[str, Sequence[int]]) -> None:
 @dataclass(frozen=True)
 class SplitPredictions(Record):
     """A model's predictions on the D documents of one split: ``prob_positive`` [D] (P(y=1),
-    rounded to 6 decimals) and ``positions`` (per document, its rationale's sentence indices)."""
+    rounded to 6 decimals), ``positions`` (per document, its rationale's sentence indices) and,
+    for a model of C > 2 classes, ``probabilities`` [D][C] (P(y=c), rounded to 6 decimals; None,
+    and left out of the file, for two classes, where P(y=0) = 1 − P(y=1))."""
 
     WHAT: ClassVar[str] = "split predictions"
     prob_positive: list
     positions: list
+    probabilities: list | None = None
 
     def check(self) -> None:
         if len(self.prob_positive) != len(self.positions):
@@ -249,6 +252,34 @@ class SplitPredictions(Record):
                 raise ValueError(f"prob_positive[{i}] is {json.dumps(p)}, not a probability in [0, 1]")
         for i, positions in enumerate(self.positions):
             _indices(positions, f"positions[{i}]")
+        if self.probabilities is not None:
+            if len(self.probabilities) != len(self.positions):
+                raise ValueError(f"{len(self.probabilities)} rows of class probabilities but "
+                                 f"{len(self.positions)} position lists")
+            for i, row in enumerate(self.probabilities):
+                if not (isinstance(row, list) and len(row) > 2
+                        and all(_conforms(p, float) and 0 <= p <= 1 for p in row)):
+                    raise ValueError(f"probabilities[{i}] is {json.dumps(row)[:60]}, not a list of more than "
+                                     "two class probabilities in [0, 1]")
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        if self.probabilities is None:  # two classes: the file as before multi-class
+            del out["probabilities"]
+        return out
+
+    @property
+    def class_probabilities(self) -> list:
+        """Per document what its label is scored by: P(y=1) (a float, two classes) or the C class
+        probabilities (a list); :func:`icda.selection.probability_of` reads either."""
+        return self.prob_positive if self.probabilities is None else self.probabilities
+
+    def predicted(self) -> list[int]:
+        """[D] the predicted classes: P(y=1) > 0.5 (two classes), else the most probable class
+        (the model's argmax up to the 6-decimal rounding)."""
+        if self.probabilities is None:
+            return [int(p > 0.5) for p in self.prob_positive]
+        return [max(range(len(row)), key=row.__getitem__) for row in self.probabilities]
 
     def check_sentences(self, n_sentences: Sequence[int]) -> None:
         """Check that there is one position list per document and that each position lies inside
@@ -415,8 +446,17 @@ class SplitPools(Record):
             raise ValueError("plan.positions is not a list")
         for i, positions in enumerate(value["positions"]):
             _indices(positions, f"plan.positions[{i}]")
-        if not isinstance(value["pools"], dict) or set(value["pools"]) != {"0", "1"}:
-            raise ValueError('plan.pools is not a mapping of the classes "0" and "1"')
+        classes = [str(c) for c in range(max(2, len(value["pools"]) if isinstance(value["pools"], dict) else 0))]
+        if not isinstance(value["pools"], dict) or set(value["pools"]) != set(classes):
+            raise ValueError(f"plan.pools is not a mapping of the classes {', '.join(map(json.dumps, classes))} "
+                             "(0 … C−1, C >= 2)")
+        targets = value.get("targets")
+        if targets is not None and not (
+                isinstance(targets, dict) and set(targets) == set(classes)
+                and all(isinstance(cs, list) and cs and all(str(c) in classes and str(c) != y for c in cs)
+                        for y, cs in targets.items())):
+            raise ValueError(f"plan.targets is {json.dumps(targets)[:80]}, not a mapping of a class to a "
+                             "non-empty list of other classes")
         for c, refs in value["pools"].items():
             if not isinstance(refs, list):
                 raise ValueError(f"plan.pools.{c} is not a list of [document, position] pairs")
@@ -557,7 +597,7 @@ class Evaluation(Record):
     n_docs: int | None = None
     n_annotated: int | None = None
     position_histogram: list | None = None
-    precision_by_class: dict | None = None  #: {"0": precision, "1": precision}
+    precision_by_class: dict | None = None  #: {"0": precision, …, "C−1": precision} per gold class
     model: str | None = None
     split: str = "test"
     documents: dict | None = None  #: {"ids": [D], "positions": [D lists], "predicted": [D]}

@@ -31,20 +31,30 @@ log = logging.getLogger(__name__)
 PENALTY = 1e10
 
 
-def cross_entropy(prob_positive: Sequence[float], labels: Sequence[int]) -> float:
-    """Mean cross-entropy (nats) of binary predictions P(y=1) [D] against labels [D]."""
+def probability_of(p: float | Sequence[float], y: int) -> float:
+    """P(y) of one document from its :attr:`~icda.records.SplitPredictions.class_probabilities`
+    entry: P(y=1) (a float, two classes) or the C class probabilities (a list)."""
+    if isinstance(p, (int, float)):
+        return p if y == 1 else 1 - p
+    return p[y]
+
+
+def cross_entropy(probabilities: Sequence[float | Sequence[float]], labels: Sequence[int]) -> float:
+    """Mean cross-entropy (nats) −mean log P(y) of D predictions against labels [D]; per document
+    P(y=1) (two classes) or the C class probabilities (:func:`probability_of`)."""
     eps = 1e-12
-    return -sum(math.log(max(p if y == 1 else 1 - p, eps)) for p, y in zip(prob_positive, labels)) / len(labels)
+    return -sum(math.log(max(probability_of(p, y), eps)) for p, y in zip(probabilities, labels)) / len(labels)
 
 
-def accuracy(prob_positive: Sequence[float], labels: Sequence[int]) -> float:
-    """Share of D documents whose predicted class (P(y=1) > 0.5) is their label [D]."""
-    return sum((p > 0.5) == (y == 1) for p, y in zip(prob_positive, labels)) / len(labels)
+def accuracy(predicted: Sequence[int], labels: Sequence[int]) -> float:
+    """Share of D documents whose predicted class [D] is their label [D]."""
+    return sum(p == y for p, y in zip(predicted, labels)) / len(labels)
 
 
 def rationale_sets(labels: Sequence[int], positions: Sequence[Sequence[int]]) -> dict[int, set[tuple[int, int]]]:
-    """A_c: the (document index, rationale position) pairs over the documents of class c."""
-    sets: dict[int, set[tuple[int, int]]] = {0: set(), 1: set()}
+    """A_c: the (document index, rationale position) pairs over the documents of class c (every
+    class 0 … max(labels), and at least 0 and 1)."""
+    sets: dict[int, set[tuple[int, int]]] = {c: set() for c in range(max(2, 1 + max(labels, default=1)))}
     for doc, (y, doc_positions) in enumerate(zip(labels, positions)):
         sets[int(y)].update((doc, int(p)) for p in doc_positions)
     return sets
@@ -160,8 +170,8 @@ def select_candidate(
             delta = delta_a(rationale_sets(train_labels, predictions.train.positions), prev_sets)
         original = correct = None
         if dev_labels is not None:
-            original = cross_entropy(predictions.dev.prob_positive, dev_labels)
-            correct = accuracy(predictions.dev.prob_positive, dev_labels)
+            original = cross_entropy(predictions.dev.class_probabilities, dev_labels)
+            correct = accuracy(predictions.dev.predicted(), dev_labels)
         loss = ranking_loss(candidate_loss, iteration, history.dev_loss, original)
         rows.append(CandidateScore(
             name=directory.name, candidate_dir=str(directory), warm_start=is_warm, seed=history.seed,
@@ -315,12 +325,12 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
 
 def original_dev_loss(choice: Choice, dev_labels: Sequence[int]) -> float:
     """Mean cross-entropy (nats) of a choice's model on the D original dev documents, from its
-    predictions.json (P(y=1) [D]) and ``dev_labels`` [D].
+    predictions.json (P(y=1) [D], or the class probabilities [D][C]) and ``dev_labels`` [D].
 
     Raises:
         DataError: the chosen candidate's predictions.json is missing or malformed.
     """
-    return cross_entropy(choice.predictions().dev.prob_positive, dev_labels)
+    return cross_entropy(choice.predictions().dev.class_probabilities, dev_labels)
 
 
 def final_run(choices: Sequence[str | Path], dev_labels: Sequence[int]) -> tuple[int, list[float]]:

@@ -146,9 +146,11 @@ class ModelSettings:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if self.d_model % self.heads:
             raise ConfigError(f"{where}: d_model={self.d_model} must be divisible by heads={self.heads}")
-        for name in ("d_model", "heads", "dff", "k", "n_classes"):
+        for name in ("d_model", "heads", "dff", "k"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{where}.{name} must be positive")
+        if self.n_classes < 2:
+            raise ConfigError(f"{where}.n_classes must be >= 2 (the dataset's classes)")
         if self.layers < 0:
             raise ConfigError(f"{where}.layers must be >= 0")
         if not 0 <= self.dropout < 1:
@@ -213,6 +215,9 @@ class IcdaSettings:
     always trains; stop when ΔA < ``stop_delta_a`` or when the signal ``patience_on`` (the
     original dev loss or ΔA) reached no new minimum for ``stop_patience`` iterations; ICDA is the
     iteration ``final_choice`` takes; a departure, docs/sweep/stop_rule.md).
+    ``counterfactual_classes``: {class y: [classes c ≠ y]}, the classes a counterfactual of a
+    class-y document may take (one drawn uniformly); a class left out, or null, takes every other
+    class (:meth:`icda.counterfactual.AugmentationPlan.target_classes`).
     """
 
     pool_fraction: float = 0.10
@@ -226,6 +231,28 @@ class IcdaSettings:
     stop_patience: int | None = None
     patience_on: str = "original_dev_loss"
     final_choice: str = "last"
+    counterfactual_classes: dict | None = None
+
+    def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:
+        """``counterfactual_classes`` for C = ``n_classes`` classes, every class given (None when
+        not set: every other class).
+
+        Raises:
+            ConfigError: a class is not one of 0 … C−1, or a list is empty or holds its own class.
+        """
+        if self.counterfactual_classes is None:
+            return None
+        given = {}
+        for key, value in self.counterfactual_classes.items():
+            targets = value if isinstance(value, list) else [value]
+            y = int(key) if str(key).isdigit() else key
+            if y not in range(n_classes) or not targets or any(
+                    isinstance(c, bool) or c not in range(n_classes) or c == y for c in targets):
+                raise ConfigError(
+                    f"icda.counterfactual_classes: {key!r}: {value!r} is not a class of 0 … {n_classes - 1} mapped "
+                    "to other classes of them. Fix: map each class to a class, or a list of classes, other than itself")
+            given[y] = [int(c) for c in targets]
+        return {y: given.get(y, [c for c in range(n_classes) if c != y]) for y in range(n_classes)}
 
     def validate(self, where: str = "icda") -> None:
         for name, allowed in (("stop_rule", STOP_RULES), ("final_choice", FINAL_CHOICES),
@@ -280,6 +307,7 @@ class Settings:
                 1e-3), which overwrites what pretraining gave it; or ``model.k`` is not smaller
                 than ``encoder.max_sentences``: every sentence the model sees would be selected.
         """
+        self.icda.counterfactual_targets(self.model.n_classes)
         k, seen = self.model.k, self.encoder.max_sentences
         if k >= seen:
             raise ConfigError(

@@ -29,11 +29,12 @@ log = logging.getLogger(__name__)
 @dataclass
 class Predictions:
     """Model outputs on D documents: ``logits`` [D, C], ``prob_positive`` [D] (P(y=1)),
-    ``positions`` (per document, its rationale's sentence indices: the nonzero entries of the
+    ``probabilities`` [D, C] (P(y=c)), ``positions`` (per document, its rationale's sentence indices: the nonzero entries of the
     model's ``selection`` mask), ``comp_logits`` [D, C] or None."""
 
     logits: torch.Tensor
     prob_positive: np.ndarray
+    probabilities: np.ndarray
     positions: list[list[int]]
     comp_logits: torch.Tensor | None = None
 
@@ -80,8 +81,9 @@ def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 512, d
             comp.append(out.comp_logits.float().cpu())
         positions.extend(torch.nonzero(row).flatten().tolist() for row in out.selection.cpu())
     logits_t = torch.cat(logits) if logits else torch.zeros(0, 2)
-    prob = torch.softmax(logits_t, dim=-1)[:, 1].numpy() if len(logits_t) else np.zeros(0)
-    return Predictions(logits_t, prob, positions, torch.cat(comp) if comp else None)
+    probabilities = torch.softmax(logits_t, dim=-1).numpy()
+    prob = probabilities[:, 1] if len(logits_t) else np.zeros(0)
+    return Predictions(logits_t, prob, probabilities, positions, torch.cat(comp) if comp else None)
 
 
 @dataclass
@@ -131,6 +133,7 @@ def evaluate_dev(
     n_sentences = (ids >= 0).sum(1).numpy()
     report = check_degeneration(
         pred.positions, n_sentences, labels.numpy(), pred.predicted, settings.degeneration_threshold,
+        pred.logits.shape[1],
     )
     precision = None
     if rationale is not None:

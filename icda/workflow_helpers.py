@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from icda.data.spec import (
+    SPEC_DEFAULTS,
     describe_missing,
     downloadable,
     input_files,
@@ -198,9 +199,19 @@ def data_files(config: dict, name: str) -> list[str]:
 
 
 def dataset_settings(config: dict, name: str) -> dict[str, Any]:
-    """The settings.json of one dataset: global sections merged with ``overrides[name]``."""
+    """The settings.json of one dataset: global sections merged with ``overrides[name]``, and
+    ``model.n_classes``, the classifier's outputs, set to the dataset's ``classes``.
+
+    Raises:
+        ConfigError: ``model.n_classes`` is set in the config (the dataset's ``classes`` decides it).
+    """
     base = {key: config.get(key, {}) for key in SETTINGS_SECTIONS} | {"device": config.get("device", "auto")}
-    return _merge(base, (config.get("overrides") or {}).get(name, {}))
+    settings = _merge(base, (config.get("overrides") or {}).get(name, {}))
+    if "n_classes" in settings.get("model", {}):
+        raise ConfigError(f"model.n_classes is set for dataset {name}: the number of classes is the dataset's. "
+                          f"Fix: remove it and set datasets.{name}.classes")
+    classes = ((config.get("datasets") or {}).get(name) or {}).get("classes", SPEC_DEFAULTS["classes"])
+    return _merge(settings, {"model": {"n_classes": classes}})
 
 
 def check_settings(config: dict, datasets: list[str]) -> None:

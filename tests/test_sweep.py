@@ -59,7 +59,7 @@ def test_sweep_points_merge_over_the_dataset_settings_and_datasets_must_be_avail
         "sweep": {"datasets": [], "points": {"deep": {"model": {"layers": 2}}}},
     }
     merged = sweep_settings(config, "r", "deep")
-    assert merged["model"] == {"layers": 2, "d_model": 128} and merged["train"] == {"lr": 5e-4}
+    assert merged["model"] == {"layers": 2, "d_model": 128, "n_classes": 2} and merged["train"] == {"lr": 5e-4}
     assert sweep_datasets(config, ["r", "s"]) == ["r", "s"]
     config["sweep"]["datasets"] = ["hotel"]
     with pytest.raises(Exception, match="sweep.datasets: \\['hotel'\\] are not available"):

@@ -1,10 +1,12 @@
 """The Snakemake workflow: lint, dry-runs of the shipped configs, and a tiny end-to-end run."""
 
 import csv
+import hashlib
 import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,36 @@ def snakemake(*args, cwd=REPO, check=True):
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
+
+
+#: what the tiny workflow's binary run must reproduce exactly (tests/fixtures/tiny_binary_pin.json,
+#: written by :func:`_binary_pin` from the code at commit bef4f15, before labels could take more
+#: than two classes): every evaluation's metrics and per-document selections, every choice's
+#: candidate scores, the pools, the stop decision, the table and the ICDA dataset
+BINARY_PIN = REPO / "tests/fixtures/tiny_binary_pin.json"
+
+
+def _binary_pin(results: Path) -> dict:
+    """The numbers and selections of a tiny workflow run (``results``) that :data:`BINARY_PIN` pins."""
+    run = results / "synthetic/run1"
+    pin = {"table": (results / "tables/synthetic.csv").read_text(),
+           "icda_dataset_sha256": hashlib.sha256((results / "synthetic/icda_dataset.jsonl").read_bytes()).hexdigest(),
+           "summary": json.loads((run / "summary.json").read_text())}
+    for step in sorted(p.name for p in run.iterdir() if p.is_dir()):
+        evaluation = json.loads((run / step / "eval.json").read_text())
+        choice = json.loads((run / step / "choice.json").read_text())
+        pin[step] = {
+            "eval": {k: evaluation[k] for k in ("precision", "recall", "f1", "accuracy", "precision_by_class",
+                                                "position_histogram", "documents")},
+            "candidates": [{k: c[k] for k in ("name", "dev_loss", "original_dev_loss", "dev_accuracy",
+                                              "degenerate", "delta_A", "score")} for c in choice["candidates"]],
+            "chosen": choice["chosen"]["name"],
+        }
+        if (run / step / "pools.json").exists():
+            pools = json.loads((run / step / "pools.json").read_text())
+            pin[step]["pools"] = {split: {"stats": pools[split]["stats"], "plan": pools[split]["plan"]}
+                                  for split in ("train", "dev")}
+    return pin
 
 
 def test_lint_reports_nothing():
@@ -180,8 +212,64 @@ def test_tiny_end_to_end_run(tmp_path):
     for name in ("choice.json", "pools.json", "converge.json", "eval.json"):
         assert (check / name).read_text() == (tmp_path / it1 / name).read_text(), name
 
+    # a binary dataset gives exactly the numbers and selections of the code before multi-class
+    assert _binary_pin(results) == json.loads(BINARY_PIN.read_text())
+
     again = snakemake(*args, "-n")
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.slow
+def test_tiny_three_class_run_icda_reaches_the_target_aspect_where_mmi_takes_the_spurious_one(tmp_path):
+    """Three classes end to end (issue 25): on synthetic data whose spurious aspect agrees with
+    the label nearly as often as the target aspect, MMI selects the spurious aspect's sentence in
+    a share of the test documents and ICDA selects the target aspect's; every counterfactual
+    takes a class other than its source's, both other classes occur; precision is reported per
+    gold class; ``predict`` gives three class probabilities."""
+    from icda.data.synthetic import sentence_bank
+
+    args = ["--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+            "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_multiclass.yaml"),
+            "--config", f"data_dir={tmp_path / 'data'}", "--",
+            "results/synthetic3/run1/summary.json", "results/synthetic3/rationales.html"]
+    snakemake(*args)
+    results = tmp_path / "results/synthetic3"
+    summary = json.loads((results / "run1/summary.json").read_text())
+    aspect = {s: a for (a, _), sentences in sentence_bank(3).items() for s in sentences}
+    test = [json.loads(line) for line in (results / "data/test.jsonl").open()]
+    assert {d["label"] for d in test} == {0, 1, 2}
+
+    def picked(k: int) -> tuple[dict, Counter]:
+        evaluation = json.loads((results / f"run1/iter{k}/eval.json").read_text())
+        assert sorted(evaluation["precision_by_class"]) == ["0", "1", "2"]
+        return evaluation, Counter(aspect.get(d["sentences"][p], "filler")
+                                   for d, (p,) in zip(test, evaluation["documents"]["positions"]))
+
+    mmi, mmi_aspects = picked(0)
+    icda, icda_aspects = picked(summary["final_iteration"])
+    n = len(test)
+    assert mmi["precision"] <= 0.9 and mmi_aspects["service"] >= 0.1 * n  # MMI: the spurious aspect
+    assert mmi_aspects["service"] >= 0.8 * (n - mmi_aspects["food"])  # ... is most of its misses
+    assert icda["precision"] >= 0.95 and icda_aspects["service"] <= mmi_aspects["service"] / 4
+
+    records = [json.loads(line) for line in (results / "icda_dataset.jsonl").open()]
+    source = {r["id"]: r for r in records if not r["counterfactual"]}
+    flips = Counter((source[r["source"]]["label"], r["label"]) for r in records if r["counterfactual"])
+    assert all(y != c for y, c in flips) and len(flips) == 6, flips  # every ordered pair of classes
+    assert sum(flips.values()) == len(source)
+    page = (results / "rationales.html").read_text(encoding="utf-8")  # the viewer shows the three classes
+    start = page.index('<script type="application/json" id="viewer-data">')
+    data = json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])
+    assert {d["label"] for d in data["documents"]} == {0, 1, 2}
+    assert all(pair["label"] != pair["cf_label"] for pair in data["counterfactuals"])
+
+    proc = subprocess.run([sys.executable, "-m", "icda", "predict", "--model", str(results / "icda_model"),
+                           "--input", str(results / "data/test.jsonl")],
+                          cwd=REPO, capture_output=True, text=True, check=True)
+    predicted = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert all(len(p["probabilities"]) == 3 for p in predicted)
+    assert [p["positions"] for p in predicted] == icda["documents"]["positions"]
+    assert [p["label"] for p in predicted] == icda["documents"]["predicted"]
 
 
 def _tiny_sweep(tmp_path) -> Path:

@@ -48,13 +48,21 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
         path = data_dir / spec[split]
         fmt = spec["test_format"] if split == "test" else spec["format"]
         keywords = spec["keywords"]  # a rule: every split gets it (dev precision for tuning)
-        if fmt == "icda":
-            out[split] = read_icda(path, keywords=keywords, ratings=spec["ratings"], id_prefix=split)
-        elif fmt == "hotel":
-            out[split] = read_hotel_test(path, id_prefix=split)
-        else:
-            out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
-                                    require_label=split != "test")
+        classes = range(spec["classes"])
+        try:
+            if fmt == "icda":
+                out[split] = read_icda(path, keywords=keywords, ratings=spec["ratings"], id_prefix=split,
+                                       classes=classes)
+            elif fmt == "hotel":
+                out[split] = read_hotel_test(path, id_prefix=split)
+            else:
+                out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
+                                        require_label=split != "test", classes=classes)
+        except DataError as exc:
+            if "outside the classes" not in exc.problem:
+                raise
+            raise DataError(exc.path, exc.line, exc.problem, f"{exc.fix}, or, if the data has more classes, "
+                            f"set datasets.{name}.classes to their number") from None
     return out
 
 
@@ -88,7 +96,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
     for stale in ("stats.json", *(f"{split}.jsonl" for split in SPLITS)):  # stats.json first
         (out_dir / stale).unlink(missing_ok=True)
     if spec["source"] == "synthetic":
-        kwargs = {"seed": spec["seed"], **spec["synthetic"]}
+        kwargs = {"seed": spec["seed"], **spec["synthetic"]} | ({"n_classes": spec["classes"]}
+                                                                  if spec["classes"] != 2 else {})
         raw: dict[str, list[Document] | None] = dict(generate_synthetic(**kwargs))
         inputs = {split: f"synthetic({kwargs})" for split in SPLITS}
     elif spec["source"] == "llm":
@@ -128,11 +137,14 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         else:
             where = inputs[split] if spec[split] else inputs["train"]
         labels = Counter(doc.label for doc in prepared[split])
-        if len(labels) < 2:
+        if len(labels) < spec["classes"]:
+            missing = sorted(set(range(spec["classes"])) - set(labels))
             raise DataError(where, None,
                             f"the {split} split has {sum(labels.values())} documents and "
-                            f"{len(labels)} class(es) after preparation (need both classes)",
-                            f"check the file, or lower min_sentences (now {spec['min_sentences']})")
+                            f"{len(labels)} class(es) after preparation (need all {spec['classes']}: "
+                            f"class(es) {missing} missing)",
+                            f"check the file (or the dataset's classes), or lower min_sentences "
+                            f"(now {spec['min_sentences']})")
     warnings = check_test_split(name, spec, prepared["test"], inputs["test"])
     overlap = {split: count_test_overlap(prepared[split], prepared["test"])
                for split in ("train", "dev")}

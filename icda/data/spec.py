@@ -16,6 +16,10 @@ in :data:`SPEC_DEFAULTS`:
   precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
   (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
   ``spacy_model`` (for JSONL ``"text"`` records).
+* ``classes``: the number C >= 2 of classes; labels are 0 … C−1 (a label outside them is an
+  error naming the file and line), balancing keeps C equal classes, a synthetic dataset is
+  generated with C classes, and the dataset's classifier has C outputs (``model.n_classes`` of
+  its settings, :func:`icda.workflow_helpers.dataset_settings`).
 * ``url`` (base URL: a file is fetched from ``url + relative path``; ``http://`` or ``https://``,
   or ``file://`` (a local mirror) only with ``allow_file_url: true``), ``public``, ``how_to_get``
   (shown when files are missing), ``md5`` (``{relative path: md5 hex digest}``: the known
@@ -61,6 +65,7 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "spacy_model": None,
     "synthetic": {},
     "llm": {},
+    "classes": 2,
 }
 
 _CHOICES = {
@@ -116,6 +121,12 @@ def validate_spec(name: str, spec: dict) -> dict:
             raise fail(key, f"{out[key]!r} is not a boolean", "set true or false")
     if isinstance(out["seed"], bool) or not isinstance(out["seed"], int) or out["seed"] < 0:
         raise fail("seed", f"{out['seed']!r} is not a non-negative integer", "give an integer seed >= 0")
+    classes = out["classes"]
+    if isinstance(classes, bool) or not isinstance(classes, int) or classes < 2:
+        raise fail("classes", f"{classes!r} is not an integer >= 2", "give the number of classes (labels 0 … C−1)")
+    if classes > 2 and (out["ratings"] or out["source"] == "llm"):
+        what = "ratings: true (binarised ratings)" if out["ratings"] else "source: llm"
+        raise fail("classes", f"{classes} classes with {what}, which has two", "set classes: 2")
     ms = out["min_sentences"]
     if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
         raise fail("min_sentences", f"{ms!r} is not a positive integer", "give an integer >= 1 (paper: 5)")
@@ -163,6 +174,8 @@ def validate_spec(name: str, spec: dict) -> dict:
     elif out["source"] == "synthetic":
         params = inspect.signature(generate_synthetic).parameters
         for key in out["synthetic"]:
+            if key == "n_classes":
+                raise fail("synthetic.n_classes", "the number of classes is the dataset's", "set classes instead")
             if key not in params:
                 raise fail(f"synthetic.{key}", "unknown key", f"use only {', '.join(params)}")
         for key, param in params.items():

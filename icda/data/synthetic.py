@@ -21,6 +21,14 @@ probability ``p_verdict`` (a positional shortcut: the verdict sits where real re
 and documents of ``min_sentences`` to ``max_sentences`` sentences. By the paper's binary theory
 MMI selects the most informative sentence: the verdict once ``p_verdict > p_x1``, the target
 aspect below that.
+
+With ``n_classes`` C > 2 the same example has C classes (the paper's N-class generalisation): Y
+is uniform on {0, …, C−1}; every aspect sentence expresses one of C ordered values
+(:data:`LEVELS`: e.g. negative, neutral, positive for C = 3; very negative … very positive for
+C = 5); the X1 sentence expresses Y with probability ``p_x1`` and otherwise one of the other C − 1
+values uniformly, the same for X2 with ``p_x2``, so again ``p(Y=y | X1=y) = p_x1`` and
+``p(Y=y | X2=y) = p_x2``; other aspects take a uniform value. C = 2 gives exactly the binary
+documents (the same random draws).
 """
 
 from __future__ import annotations
@@ -139,6 +147,40 @@ def _bank() -> dict[tuple[str, int], tuple[str, ...]]:
 #: every aspect sentence, by (aspect, polarity); polarity 1 positive, 0 negative
 SENTENCE_BANK: dict[tuple[str, int], tuple[str, ...]] = _bank()
 
+#: the values an aspect sentence expresses with C classes, class 0 first: (polarity 0/1, or None
+#: for neutral; whether intensified). Two classes are the binary bank's negative and positive.
+LEVELS: dict[int, tuple[tuple[int | None, bool], ...]] = {
+    2: ((0, False), (1, False)),
+    3: ((0, False), (None, False), (1, False)),
+    4: ((0, True), (0, False), (1, False), (1, True)),
+    5: ((0, True), (0, False), (None, False), (1, False), (1, True)),
+}
+#: adjectives of a neutral aspect value (any aspect)
+NEUTRAL = ("average", "ordinary", "acceptable", "unremarkable", "neither good nor bad")
+#: words that intensify an adjective (the extreme values of C = 4, 5)
+INTENSIFIERS = ("extremely", "truly", "utterly", "incredibly")
+
+
+def sentence_bank(n_classes: int) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Every aspect sentence by (aspect, value 0 … C−1) for C = ``n_classes`` classes
+    (:data:`LEVELS`; two classes: :data:`SENTENCE_BANK`, value 0 negative, 1 positive).
+
+    Raises:
+        KeyError: ``n_classes`` is not a key of :data:`LEVELS`.
+    """
+    if n_classes == 2:
+        return SENTENCE_BANK
+    bank = {}
+    for aspect, (nouns, positive, negative) in ASPECTS.items():
+        for value, (polarity, intense) in enumerate(LEVELS[n_classes]):
+            adjectives = NEUTRAL if polarity is None else (negative, positive)[polarity]
+            if intense:
+                adjectives = tuple(f"{word} {adj}" for word, adj in product(INTENSIFIERS, adjectives))
+            bank[aspect, value] = tuple(
+                frame.format(noun=noun, adj=adj) for frame, noun, adj in product(FRAMES, nouns, adjectives))
+    return bank
+
+
 MIN_SENTENCES = 5
 MAX_SENTENCES = 9
 
@@ -155,6 +197,7 @@ def generate_synthetic(
     p_verdict: float = 0.8,
     min_sentences: int = MIN_SENTENCES,
     max_sentences: int = MAX_SENTENCES,
+    n_classes: int = 2,
 ) -> dict[str, list[Document]]:
     """Generate the synthetic dataset (module docstring: the paper's binary example as text).
 
@@ -173,16 +216,18 @@ def generate_synthetic(
             ``"end"`` or ``"either"`` (each document picks one of the two at random).
         p_verdict: probability that the verdict's sentiment is the label's.
         min_sentences, max_sentences: the range of aspect + filler sentences per document.
+        n_classes: the number C of classes, 2 to 5 (module docstring); the verdict needs C = 2.
 
     Returns:
-        ``{"train": [...], "dev": [...], "test": [...]}``; ids ``"<split>-<i>"``; labels 0/1,
-        uniform: a random permutation of equal counts (one more 0 when a size is odd), so every
-        split is balanced; ``rationale`` = the index of the X1 sentence, in every split (the model never
+        ``{"train": [...], "dev": [...], "test": [...]}``; ids ``"<split>-<i>"``; labels 0 … C−1,
+        uniform: a random permutation of equal counts (the lower classes one more each when C
+        does not divide a size), so every split is balanced; ``rationale`` = the index of the X1 sentence, in every split (the model never
         trains on it; train/dev carry it for diagnostics).
 
     Raises:
         ValueError: a size is negative, a probability is outside [0, 1], ``n_aspects`` is not
-            in 2..8, ``verdict`` is unknown, or the sentence range is empty.
+            in 2..8, ``verdict`` is unknown, or the sentence range is empty; ``n_classes`` is not in
+            2..5, or a verdict is asked for with more than two classes.
     """
     for name, n in (("n_train", n_train), ("n_dev", n_dev), ("n_test", n_test)):
         if n < 0:
@@ -196,37 +241,54 @@ def generate_synthetic(
             raise ValueError(f"{name} must be in [0, 1], got {p}")
     if not 2 <= n_aspects <= len(ASPECTS):
         raise ValueError(f"n_aspects must be in 2..{len(ASPECTS)}, got {n_aspects}")
+    if n_classes not in LEVELS:
+        raise ValueError(f"n_classes must be in {min(LEVELS)}..{max(LEVELS)}, got {n_classes}")
+    if verdict is not None and n_classes != 2:
+        raise ValueError(f"the verdict sentence has two polarities; verdict needs n_classes=2, got {n_classes}")
     aspects = list(ASPECTS)[:n_aspects]
+    bank = sentence_bank(n_classes)
     out = {}
     for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test)):
         rng = random.Random(f"icda-synthetic:{seed}:{split}")
-        labels = [i % 2 for i in range(n)]
+        labels = [i % n_classes for i in range(n)]
         rng.shuffle(labels)
         out[split] = [
-            _review(rng, f"{split}-{i}", y, aspects, p_x1, p_x2, verdict, p_verdict, min_sentences, max_sentences)
+            _review(rng, f"{split}-{i}", y, aspects, p_x1, p_x2, verdict, p_verdict, min_sentences, max_sentences,
+                    n_classes, bank)
             for i, y in enumerate(labels)
         ]
     return out
 
 
+def _value(rng: random.Random, label: int, p: float, n_classes: int) -> int:
+    """The label with probability ``p``, else one of the other classes uniformly (binary: the
+    other class, no further draw)."""
+    if rng.random() < p:
+        return label
+    if n_classes == 2:
+        return 1 - label
+    return rng.choice([c for c in range(n_classes) if c != label])
+
+
 def _review(
     rng: random.Random, doc_id: str, label: int, aspects: list[str], p_x1: float, p_x2: float,
-    verdict: str | None, p_verdict: float, min_sentences: int, max_sentences: int,
+    verdict: str | None, p_verdict: float, min_sentences: int, max_sentences: int, n_classes: int,
+    bank: dict[tuple[str, int], tuple[str, ...]],
 ) -> Document:
     n_filler = rng.randint(max(0, min_sentences - len(aspects)), max(0, max_sentences - len(aspects)))
     sentences = []  # (is_target, text)
     for k, aspect in enumerate(aspects):
         if k == 0:
-            polarity = label if rng.random() < p_x1 else 1 - label
+            value = _value(rng, label, p_x1, n_classes)
         elif k == 1:
-            polarity = label if rng.random() < p_x2 else 1 - label
+            value = _value(rng, label, p_x2, n_classes)
         else:
-            polarity = rng.randrange(2)
-        sentences.append((k == 0, rng.choice(SENTENCE_BANK[aspect, polarity])))
+            value = rng.randrange(n_classes)
+        sentences.append((k == 0, rng.choice(bank[aspect, value])))
     sentences.extend((False, s) for s in rng.sample(FILLER, n_filler))
     rng.shuffle(sentences)
     if verdict is not None:
-        polarity = label if rng.random() < p_verdict else 1 - label
+        polarity = _value(rng, label, p_verdict, 2)
         where = verdict if verdict != "either" else rng.choice(("start", "end"))
         sentences.insert(0 if where == "start" else len(sentences), (False, rng.choice(VERDICTS[polarity])))
     target = frozenset(i for i, (is_target, _) in enumerate(sentences) if is_target)

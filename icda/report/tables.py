@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 METHODS = ["COMP", "MMI", "CDA", "ICDA"]
 
 #: columns of :func:`load_evaluations`' long form
-CLASS_COLUMNS = ["precision_class0", "precision_class1"]  #: from eval.json's precision_by_class
+CLASS_COLUMNS = ["precision_class0", "precision_class1"]  #: from eval.json's precision_by_class (C > 2: more)
 COLUMNS = ["dataset", "run", "iteration", "method", "precision", "recall", "f1", "accuracy",
            "n_docs", *CLASS_COLUMNS]
 
@@ -46,6 +46,7 @@ GROUP_DATA = {
     "table1_real": "real data (beer and hotel reviews, human-annotated rationales)",
     "table2_llm": "LLM generated data",
     "synthetic": "synthetic data (generated reviews with a spurious aspect)",
+    "synthetic_multiclass": "synthetic data with more than two classes (generated reviews with a spurious aspect)",
 }
 
 METRIC_NAMES = {"precision": "Rationale precision", "recall": "Rationale recall",
@@ -92,7 +93,8 @@ def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], in
         Int64; <NA> for COMP), method ("COMP", "MMI", "CDA", "ICDA", or <NA> for an
         intermediate iteration 2 … last−1), precision/recall/f1/accuracy (float fractions, NaN
         where the file has null), n_docs (nullable Int64), precision_class0/precision_class1
-        (the precision over each gold class's documents; NaN where not recorded). Per (dataset,
+        (the precision over each gold class's documents; NaN where not recorded), and
+        precision_class2 … for every further class an evaluation records (C > 2 classes). Per (dataset,
         run): iteration 0 → MMI, 1 → CDA, ``icda[(dataset, run)]`` (:func:`icda_iterations`;
         for a run not in it, the highest iteration present) → ICDA (paper section
         "Experiments"); a file with two roles appears once per role. Sorted by dataset, run,
@@ -114,7 +116,10 @@ def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], in
                             "pass each evaluation file once")
         origin[key] = Path(path)
         records.append({c: getattr(evaluation, c) for c in COLUMNS if c not in ("method", *CLASS_COLUMNS)}
-                       | {f"precision_class{c}": evaluation.class_precision(c) for c in (0, 1)})
+                       | {f"precision_class{c}": p for c, p in (evaluation.precision_by_class or {}).items()})
+    classes = sorted({0, 1} | {int(c[len("precision_class"):]) for rec in records for c in rec
+                               if c.startswith("precision_class")})
+    class_columns = [f"precision_class{c}" for c in classes]
 
     rows = []
     iterations: dict[tuple[str, int], list[int]] = {}
@@ -141,10 +146,10 @@ def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], in
         for role in roles or [None]:
             rows.append({**rec, "method": role})
 
-    df = pd.DataFrame(rows, columns=COLUMNS)
+    df = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in CLASS_COLUMNS] + class_columns)
     df = df.astype({"dataset": "string", "run": "int64", "iteration": "Int64", "method": "string",
                     "precision": "float64", "recall": "float64", "f1": "float64",
-                    "accuracy": "float64", "n_docs": "Int64"} | dict.fromkeys(CLASS_COLUMNS, "float64"))
+                    "accuracy": "float64", "n_docs": "Int64"} | dict.fromkeys(class_columns, "float64"))
     order = df["method"].map({m: i for i, m in enumerate(METHODS)})
     return (df.assign(_order=order)
               .sort_values(["dataset", "run", "iteration", "_order"], na_position="first")
