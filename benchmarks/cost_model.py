@@ -11,9 +11,12 @@ How many epochs a candidate trains before early stopping depends on the data, no
 (one synthetic run at 8,000 documents trained its ICDA candidates for twice as many epochs as at
 16,000), so the model separates the two: it fits the CPU seconds of one candidate-epoch
 (training plus its dev evaluation) as a + b·N (least squares over the sizes), and takes the
-epochs per candidate from a finished run on real data (``--epochs-from RESULTS``: the mean
+epochs per candidate from a finished run on real data (``--real-run RESULTS``: the mean
 trained epochs of the MMI, ICDA (k >= 1) and COMP candidates under ``RESULTS``, and COMP's
-CPU per epoch relative to MMI's there). A job's cost is then candidates × epochs × epoch cost,
+CPU per epoch relative to MMI's there). The synthetic data is built from templates, so its
+embedding cost does not grow with N; the projection takes the embedding's CPU seconds per
+training document from the real run's ``--embed-dataset`` (its embed job's CPU over its training
+documents; its dev and test sentences included). A job's cost is then candidates × epochs × epoch cost,
 plus the start-up, loading and prediction CPU the synthetic jobs measured (the job's CPU minus
 its epochs). The projected reproduction of each paper dataset: embed + COMP (a run's λ × seeds
 grid) + 3 runs × (MMI + ``ITERATIONS`` iterations), with ``ITERATIONS`` the mean iterations per
@@ -22,7 +25,7 @@ by min(C, the jobs that can run at once: 3 runs per dataset, every dataset in pa
 least the longest run's chain (MMI and its iterations run one after another).
 
     PYTHONPATH=. .venv/bin/python benchmarks/cost_model.py [--sizes 500 2000 8000 16000] \
-        [--epochs-from results]
+        [--real-run results --embed-dataset restaurant]
 
 Timings are CPU seconds of this machine (frozen encoder, 1 training thread); other load slows
 them, so compare only numbers from one invocation.
@@ -90,11 +93,24 @@ def real_epochs(results: Path) -> dict[str, float]:
             "comp_cost": (comp["cpu"] / comp["total"]) / (mmi["cpu"] / mmi["total"])}
 
 
+def embed_per_document(results: Path, dataset: str) -> float:
+    """CPU seconds of ``dataset``'s embed job (its benchmark file) per training document."""
+    from icda.report.compute import read_benchmark
+
+    cpu = read_benchmark(results / "benchmarks" / dataset / "embed.tsv")["cpu_seconds"]
+    documents = json.loads((results / dataset / "data/stats.json").read_text())["splits"]["train"]["documents"]
+    if not cpu == cpu:  # NaN: not measured
+        raise SystemExit(f"{results}: no benchmark of {dataset}'s embed job")
+    return cpu / documents
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 2000, 8000, 16000])
-    parser.add_argument("--epochs-from", type=Path,
-                        help="a finished run's results folder: epochs per candidate (default: the synthetic runs')")
+    parser.add_argument("--real-run", type=Path,
+                        help="a finished run's results folder: epochs per candidate and the embedding's cost "
+                             "(default: the synthetic runs')")
+    parser.add_argument("--embed-dataset", default="restaurant", help="with --real-run: whose embedding cost to scale")
     args = parser.parse_args(argv)
     rows = {n: measure(n) for n in args.sizes}
     print("| training documents | embed CPU s | MMI (iteration 0) CPU s | epochs/candidate | "
@@ -112,9 +128,13 @@ def main(argv: list[str] | None = None) -> None:
              for key, candidates in (("mmi", 3), ("iteration", 4))}
     print(f"\ncandidate-epoch: {epoch_fit[1]:.2f} s + {1000 * epoch_fit[0]:.2f} s per 1000 documents")
     print(f"embed: {embed_fit[1]:.1f} s + {1000 * embed_fit[0]:.2f} s per 1000 documents")
-    if args.epochs_from:
-        epochs = real_epochs(args.epochs_from)
-        source = str(args.epochs_from)
+    embed_cost = lambda n: float(np.polyval(embed_fit, n))  # noqa: E731
+    if args.real_run:
+        epochs = real_epochs(args.real_run)
+        source = str(args.real_run)
+        per_document = embed_per_document(args.real_run, args.embed_dataset)
+        embed_cost = lambda n: per_document * n  # noqa: E731
+        print(f"embed ({args.embed_dataset} of {source}): {per_document:.3f} s per training document")
     else:
         last = rows[max(rows)]
         epochs = {"mmi": last["mmi_epochs"], "iteration": last["iteration_epochs"], "comp": last["mmi_epochs"],
@@ -132,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         mmi = 3 * (epochs["mmi"] * epoch + float(np.polyval(extra["mmi"], n)))
         iteration = 4 * (epochs["iteration"] * epoch + float(np.polyval(extra["iteration"], n)))
         comp = 3 * COMP_TRAININGS * (epochs["comp"] * epoch * epochs["comp_cost"] + float(np.polyval(extra["mmi"], n)))
-        embed = float(np.polyval(embed_fit, n))
+        embed = embed_cost(n)
         run = mmi + ITERATIONS * iteration
         cpu = embed + 3 * run + comp
         total += cpu
@@ -143,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     parallel = 3 * len(PAPER)
     walls = [max(total / min(c, parallel), max(chains)) / 60 for c in CORES]
     print(f"| all {len(PAPER)} | | | | | {total / 60:.1f} | " + " | ".join(f"{w:.1f}" for w in walls) + " |")
-    shares = {"embed": embed_fit[0], "MMI": 3 * 3 * epochs["mmi"] * epoch_fit[0],
+    shares = {"embed": embed_cost(1.0) - embed_cost(0.0), "MMI": 3 * 3 * epochs["mmi"] * epoch_fit[0],
               "ICDA iterations": 3 * ITERATIONS * 4 * epochs["iteration"] * epoch_fit[0],
               "COMP": 3 * COMP_TRAININGS * epochs["comp"] * epochs["comp_cost"] * epoch_fit[0]}
     print(f"\nAt scale (the largest per-document slope) the dominant step is: {max(shares, key=shares.get)}")

@@ -27,14 +27,14 @@ import logging
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from icda.data.document import Document
 from icda.errors import IcdaError
 
-if TYPE_CHECKING:  # torch only where tensors are drawn: the pools job does not import it
+if TYPE_CHECKING:  # torch only where tensors are drawn: the pools and augment jobs do not import it
     import torch
 
     from icda.data.encoded import EncodedSplit
@@ -98,25 +98,41 @@ class Counterfactuals:
     drawn: list[list[tuple[int, int]]]
 
 
-def draw_counterfactuals(split: EncodedSplit, plan: AugmentationPlan, rng: np.random.Generator) -> Counterfactuals:
-    """One counterfactual per kept document: a document of class y takes a class c ≠ y
-    (:meth:`AugmentationPlan.target_classes`; drawn uniformly with ``rng`` when there is more than
-    one, so that a binary plan draws nothing but the sentences) and its rationale slots get
-    sentences drawn uniformly (with replacement) from the pool A_c; its label becomes c."""
-    import torch
+def draw_swaps(labels: Sequence[int], plan: AugmentationPlan, rng: np.random.Generator
+               ) -> tuple[list[int], list[list[tuple[int, int]]]]:
+    """The random part of one counterfactual per kept document (plan order): a document of class
+    y takes a class c ≠ y (:meth:`AugmentationPlan.target_classes`; drawn uniformly with ``rng``
+    when there is more than one, so that a binary plan draws nothing but the sentences), and each
+    of its rationale slots a sentence drawn uniformly (with replacement) from the pool A_c.
 
-    ids = split.ids[plan.kept].clone()
-    labels, drawn = [], []
-    for row, (doc, positions) in enumerate(zip(plan.kept, plan.positions)):
-        targets = plan.target_classes(int(split.labels[doc]))
+    Args:
+        labels: [D] gold classes of the split's documents.
+
+    Returns:
+        (new class c per kept document, per kept document the (document, position) pool references
+        for its rationale positions, in order).
+    """
+    classes, drawn = [], []
+    for doc, positions in zip(plan.kept, plan.positions):
+        targets = plan.target_classes(int(labels[doc]))
         target = targets[0] if len(targets) == 1 else targets[int(rng.integers(len(targets)))]
         pool = plan.pools[target]
-        picks = [pool[int(i)] for i in rng.integers(len(pool), size=len(positions))]
+        drawn.append([pool[int(i)] for i in rng.integers(len(pool), size=len(positions))])
+        classes.append(target)
+    return classes, drawn
+
+
+def draw_counterfactuals(split: EncodedSplit, plan: AugmentationPlan, rng: np.random.Generator) -> Counterfactuals:
+    """One counterfactual per kept document (:func:`draw_swaps`) as sentence ids: the drawn pool
+    sentences written into the document's rationale slots; its label becomes the drawn class."""
+    import torch
+
+    classes, drawn = draw_swaps(split.labels.tolist(), plan, rng)
+    ids = split.ids[plan.kept].clone()
+    for row, (positions, picks) in enumerate(zip(plan.positions, drawn)):
         for pos, (src_doc, src_pos) in zip(positions, picks):
             ids[row, pos] = split.ids[src_doc, src_pos]
-        labels.append(target)
-        drawn.append(picks)
-    return Counterfactuals(ids, torch.tensor(labels, dtype=split.labels.dtype), list(plan.kept), drawn)
+    return Counterfactuals(ids, torch.tensor(classes, dtype=split.labels.dtype), list(plan.kept), drawn)
 
 
 def augmented_tensors(split: EncodedSplit, plan: AugmentationPlan, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -191,30 +207,28 @@ def build_plan(
     return plan, stats
 
 
-def augmented_documents(docs: list[Document], plan: AugmentationPlan, seed: int, max_sentences: int) -> list[dict]:
-    """One draw of the augmented split: kept originals, then one counterfactual each.
+def augmented_documents(docs: list[Document], plan: AugmentationPlan, seed: int) -> list[dict]:
+    """One draw of the augmented split: kept originals, then one counterfactual each, drawn as
+    :func:`draw_counterfactuals` draws them (:func:`draw_swaps` with ``np.random.default_rng(seed)``),
+    on the text: no sentence ids, so the augment step does not import torch.
 
     Returns JSON-ready records: the :class:`Document` fields plus ``counterfactual`` (bool),
     ``source`` (original document id), ``swapped`` (replaced positions) and ``inserted_from``
     (per swapped position, ``[document id, position]`` of the pool sentence put there).
     """
-    from icda.data.encoded import encode_split
-
-    table: dict[str, int] = {}
-    split = encode_split(docs, lambda s: table.setdefault(s, len(table)), max_sentences)
-    cf = draw_counterfactuals(split, plan, np.random.default_rng(seed))
+    classes, drawn = draw_swaps([d.label for d in docs], plan, np.random.default_rng(seed))
     records = []
     for idx in plan.kept:
         records.append(docs[idx].to_json() | {"counterfactual": False, "source": docs[idx].id,
                                               "swapped": [], "inserted_from": []})
-    for row, (src, positions, picks) in enumerate(zip(cf.source, plan.positions, cf.drawn)):
+    for src, positions, picks, label in zip(plan.kept, plan.positions, drawn, classes):
         original = docs[src]
         sentences = list(original.sentences)
         for pos, (d, p) in zip(positions, picks):
             sentences[pos] = docs[d].sentences[p]
         records.append({
             "id": f"{original.id}-cf",
-            "label": int(cf.labels[row]),
+            "label": label,
             "sentences": sentences,
             "counterfactual": True,
             "source": original.id,
@@ -275,7 +289,7 @@ def write_augmented(pools: str | Path, data_dir: str | Path, seed: int, max_sent
     written = {}
     for offset, (split, docs) in enumerate(documents.items()):
         plan = getattr(record, split).plan
-        records = augmented_documents(docs, plan, seed + offset, max_sentences)
+        records = augmented_documents(docs, plan, seed + offset)
         write_jsonl(records, Path(out_dir) / f"{split}.jsonl")
         written[split] = len(records)
         log.info("%s: %d documents (%d originals + counterfactuals)", split, len(records), len(plan.kept))

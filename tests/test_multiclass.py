@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from icda.counterfactual import AugmentationPlan, build_plan, draw_counterfactuals
+from icda.counterfactual import AugmentationPlan, augmented_documents, build_plan, draw_counterfactuals
 from icda.data.datasets import prepare_dataset
-from icda.data.encoded import EncodedSplit
+from icda.data.document import Document
+from icda.data.encoded import EncodedSplit, encode_split
 from icda.data.synthetic import ASPECTS, LEVELS, sentence_bank, generate_synthetic
 from icda.degeneration import check_degeneration
 from icda.errors import ConfigError, DataError, IcdaError
@@ -90,6 +91,23 @@ def test_a_binary_counterfactual_draws_only_the_sentences():
     expected = [[plan.pools[1 - y][int(i)] for i in reference.integers(len(plan.pools[1 - y]), size=len(p))]
                 for y, p in zip([0, 1, 1], plan.positions)]
     assert cf.labels.tolist() == [1, 0, 0] and cf.drawn == expected
+
+
+def test_the_augment_steps_text_is_the_draw_training_makes():
+    """The augment job draws on the text without torch (``augmented_documents``); for the same
+    seed its counterfactuals are, sentence by sentence and label by label, the id rows that
+    training draws (``draw_counterfactuals``), over three classes."""
+    docs = [Document(f"d{i}", i % 3, [f"s{i}.{j}" for j in range(4)]) for i in range(6)]
+    table = {s: n for n, s in enumerate(s for d in docs for s in d.sentences)}
+    split = encode_split(docs, table.__getitem__, 4)
+    plan = AugmentationPlan(kept=[0, 1, 2, 4], positions=[[0], [1, 2], [3], [0]],
+                            pools={0: [(3, 1), (0, 2)], 1: [(4, 0)], 2: [(5, 3), (2, 0)]})
+    records = augmented_documents(docs, plan, seed=11)
+    cf = draw_counterfactuals(split, plan, np.random.default_rng(11))
+    counterfactuals = [r for r in records if r["counterfactual"]]
+    assert [r["source"] for r in records[:4]] == ["d0", "d1", "d2", "d4"]
+    assert [r["label"] for r in counterfactuals] == cf.labels.tolist()
+    assert [[table[s] for s in r["sentences"]] for r in counterfactuals] == cf.ids.tolist()
 
 
 def test_degeneration_guard_compares_every_pair_of_classes():

@@ -198,6 +198,8 @@ def test_tiny_end_to_end_run(tmp_path):
          "--data-dir", "results/synthetic/data", "--candidate-loss", "original_dev", "--out", f"{check}/choice.json"],
         ["pools", "--choice", f"{it1}/choice.json", "--settings", "results/synthetic/settings.json",
          "--data-dir", "results/synthetic/data", "--out", f"{check}/pools.json"],
+        ["augment", "--pools", f"{it1}/pools.json", "--settings", "results/synthetic/settings.json",
+         "--data-dir", "results/synthetic/data", "--out-dir", f"{check}/augmented"],
         ["converge", "--choice", f"{it1}/choice.json", "--previous", "results/synthetic/run1/iter0/converge.json",
          "--settings", "results/synthetic/settings.json", "--out", f"{check}/converge.json"],
         ["evaluate", "--settings", "results/synthetic/settings.json", "--data-dir", "results/synthetic/data",
@@ -209,7 +211,7 @@ def test_tiny_end_to_end_run(tmp_path):
             "print('torch' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert proc.stdout.strip().splitlines()[-1] == "False"
-    for name in ("choice.json", "pools.json", "converge.json", "eval.json"):
+    for name in ("choice.json", "pools.json", "augmented/train.jsonl", "augmented/dev.jsonl", "converge.json", "eval.json"):
         assert (check / name).read_text() == (tmp_path / it1 / name).read_text(), name
 
     # a binary dataset gives exactly the numbers and selections of the code before multi-class

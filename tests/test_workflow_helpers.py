@@ -129,7 +129,7 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     assert pools.train.stats["pool_fraction"] == 0.5 and pools.train.stats["pool_documents_per_class"] == {"0": 2, "1": 2}
     assert main(["augment", "--pools", str(tmp_path / "pools.json"), *common, "--out-dir", str(tmp_path / "aug")]) == 0
     written = [json.loads(line) for line in (tmp_path / "aug/train.jsonl").open()]
-    assert written == augmented_documents(docs, pools.train.plan, 7, 3)  # icda.dev_seed 7 of the override
+    assert written == augmented_documents(docs, pools.train.plan, 7)  # icda.dev_seed 7 of the override
     converge = ["converge", "--choice", str(tmp_path / "choice.json"), "--settings", str(settings_path),
                 "--out", str(tmp_path / "converge.json")]
     assert main(converge) == 2  # iteration 1 without the decision of iteration 0: a ConfigError
