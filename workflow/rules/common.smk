@@ -1,9 +1,9 @@
 # Shared values, path patterns and input functions. Decisions live in icda/workflow_helpers.py.
-import json
 import os
 import shlex
 
 from icda import workflow_helpers
+from icda.records import Decision
 
 AVAILABLE, UNAVAILABLE = workflow_helpers.availability(config)
 workflow_helpers.check_settings(config, AVAILABLE)
@@ -61,19 +61,15 @@ def last_iteration(dataset, run):
     it first)."""
     bound = workflow_helpers.max_iters(config, dataset)
     for k in range(bound + 1):
-        decision = checkpoints.converge.get(dataset=dataset, run=run, k=k).output[0]
-        with open(decision) as fh:
-            if json.load(fh)["stop"]:
-                return k
+        if Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=k).output[0]).stop:
+            return k
     raise ValueError(f"{dataset} run {run}: no stop decision within max_iters={bound}")
 
 
 def icda_iteration(dataset, run):
     """The iteration a run's stop rule took as ICDA (its last decision's final_iteration)."""
     last = last_iteration(dataset, run)
-    decision = checkpoints.converge.get(dataset=dataset, run=run, k=last).output[0]
-    with open(decision) as fh:
-        taken = json.load(fh).get("final_iteration")
+    taken = Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=last).output[0]).final_iteration
     return last if taken is None else taken
 
 
