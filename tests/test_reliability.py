@@ -21,6 +21,7 @@ from icda import workflow_helpers as helpers
 from icda.data.datasets import prepare_dataset
 from icda.data.readers import read_icda
 from icda.errors import ConfigError, DataError
+from icda.records import Decision
 from icda.selection import select_candidate
 from icda.workspace import load_weights
 from test_workflow import REPO, snakemake
@@ -207,7 +208,9 @@ def fake_finished_run(workdir: Path, args: list[str], iterations: int = 2) -> No
     for k in range(iterations):
         decision = workdir / f"results/synthetic/run1/iter{k}/converge.json"
         decision.parent.mkdir(parents=True)
-        decision.write_text(json.dumps({"iteration": k, "stop": k == iterations - 1}))
+        stop = k == iterations - 1
+        Decision(iteration=k, stop=stop, converged=stop, reason="faked for the test",
+                 final_iteration=k if stop else None).write(decision)
     marker = "Output files not touched because they don't exist: "
     for _ in range(3):  # --touch walks the checkpoints as a run would; touched in order once all exist
         proc = snakemake("--touch", *args)
