@@ -146,13 +146,17 @@ def test_write_tables(evals, tmp_path):
     # no dataset of table1_real has results: files still exist and say why
     real_md = (out / "table1_real.md").read_text()
     assert "No results" in real_md and reason in real_md
-    assert "smell: no evaluation results" in real_md
+    assert "smell: not run (not in `run_datasets`)" in real_md
     assert reason in (out / "table1_real.tex").read_text()
     assert list(pd.read_csv(out / "table1_real.csv")["method"]) == ["COMP", "MMI", "CDA", "ICDA"]
 
     summary = (out / "summary.md").read_text()
     assert "75.0 ± 18.0" in summary and f"- appearance: {reason}" in summary
     assert summary.count(reason) == 1 and "Not available" not in summary  # listed once, at the end
+    # asked for and missing: unavailable; in a table but not asked for: not run
+    unavailable_part, not_run_part = summary.split("## Unavailable datasets")[1].split("## Not run")
+    assert "appearance" in unavailable_part and "smell" not in unavailable_part
+    assert "- smell: not run (not in `run_datasets`)" in not_run_part and "appearance" not in not_run_part
     long = pd.read_csv(out / "all_results.csv")
     # 14 files; run 2's and connect's iteration 1 are both CDA and ICDA
     assert len(long) == len(df) == 16

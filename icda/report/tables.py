@@ -256,8 +256,12 @@ def _latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
+#: why a dataset of a table group has no results when it is not among the unavailable ones
+NOT_RUN = "not run (not in `run_datasets`)"
+
+
 def _missing_lines(missing: list[str], unavailable: dict[str, str]) -> list[str]:
-    return [f"{ds}: {unavailable.get(ds, 'no evaluation results')}" for ds in missing]
+    return [f"{ds}: {unavailable.get(ds, NOT_RUN)}" for ds in missing]
 
 
 def _one_line(text: str) -> str:
@@ -334,17 +338,19 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
     (Markdown, best mean in bold) and ``<name>.tex`` (booktabs ``table`` with the paper's
     caption; a ``%`` comment only when no dataset of the group has results). Only datasets with
     results become columns; the others are listed with their reason from ``unavailable`` (or
-    "no evaluation results"). Datasets with results but in no group go to an extra group
+    :data:`NOT_RUN`: a dataset that was not asked for). Datasets with results but in no group go to an extra group
     ``other``. For a metric other than precision the files are ``<name>_<metric>.*``.
     Also ``all_results.csv`` (the long form) and ``summary.md`` (every Markdown table, then
-    each unavailable dataset with its reason, listed once). Every file is written atomically.
+    each unavailable dataset with its reason, listed once, then the datasets not run). Every file
+    is written atomically.
 
     Args:
         df: long form from :func:`load_evaluations`, or the ``eval.json`` paths to load.
         out_dir: directory, created if needed.
         groups: group name → dataset ids (the workflow's ``report.groups``; the paper's Table 1
             real data, Table 2 LLM data, and synthetic by default, :mod:`icda.schema`).
-        unavailable: dataset id → what is missing and how to get it.
+        unavailable: dataset id → what is missing and how to get it (the datasets that were asked
+            for and are missing; a group's other datasets without results were not run).
         metric: one of :data:`METRICS`.
         icda: {(dataset, run): the iteration taken as ICDA} (:func:`icda_iterations`), used when
             ``df`` is paths.
@@ -375,12 +381,14 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
     written.append(all_path)
 
     have = set(df["dataset"])
-    absent = {ds: unavailable.get(ds, "no evaluation results")
-              for ds in dict.fromkeys([*(d for m in groups.values() for d in m), *unavailable])
-              if ds not in have}
+    absent = {ds: reason for ds, reason in unavailable.items() if ds not in have}
+    not_run = [ds for ds in dict.fromkeys(d for m in groups.values() for d in m)
+               if ds not in have and ds not in unavailable]
     summary = [f"# ICDA results: {METRIC_NAMES[metric].lower()}", ""] + sections
     summary += ["## Unavailable datasets", ""]
     summary += [f"- {ds}: {_one_line(reason)}" for ds, reason in absent.items()] or ["None."]
+    if not_run:
+        summary += ["", "## Not run", ""] + [f"- {ds}: {NOT_RUN}" for ds in not_run]
     summary_path = out_dir / "summary.md"
     with atomic_write(summary_path) as fh:
         fh.write("\n".join(summary) + "\n")
