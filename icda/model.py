@@ -58,6 +58,12 @@ class CachedSentences(nn.Module):
         out = self.vectors[ids.clamp(min=0)]
         return out * (ids >= 0).unsqueeze(-1)
 
+    def real(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The vectors of the real slots alone: ids [B, N], mask [B, N] bool (``ids >= 0``) →
+        [T, H], T = ``mask.sum()``, in row-major slot order (``forward(ids)[mask]``, without
+        gathering the empty slots)."""
+        return self.vectors[ids[mask]]
+
 
 class EncodedSentences(nn.Module):
     """Sentence vectors computed by a trainable token encoder (the paper's fine-tuning setting).
@@ -76,16 +82,22 @@ class EncodedSentences(nn.Module):
         self.hidden_size = encoder.hidden_size
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids [B, N] (``PAD`` = empty slot) → vectors [B, N, H] (zeros at empty slots)."""
+        mask = ids >= 0
+        encoded = self.real(ids, mask)
+        out = encoded.new_zeros(*ids.shape, encoded.shape[-1])
+        out[mask] = encoded
+        return out
+
+    def real(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The vectors of the real slots alone: ids [B, N], mask [B, N] bool → [T, H], in
+        row-major slot order (``forward(ids)[mask]``)."""
         from icda.encoder import pad_batch
 
-        mask = ids >= 0
         unique, inverse = torch.unique(ids[mask], return_inverse=True)
         input_ids, attention = pad_batch([self.tokens[i] for i in unique.tolist()], self.pad_id)
         device = ids.device
-        encoded = self.encoder(input_ids.to(device), attention.to(device))
-        out = encoded.new_zeros(*ids.shape, encoded.shape[-1])
-        out[mask] = encoded[inverse]
-        return out
+        return self.encoder(input_ids.to(device), attention.to(device))[inverse]
 
 
 def sinusoidal_positions(n: int, dim: int) -> torch.Tensor:
@@ -244,9 +256,9 @@ class RationaleNetwork(nn.Module):
     def forward(self, ids: torch.Tensor) -> RationaleOutput:
         """ids [B, N] sentence ids (``PAD`` for empty slots; every row has a real sentence)."""
         mask = ids >= 0
-        h = self.sentences(ids)
+        h = self.sentences.real(ids, mask)  # [T, H]: the real slots' vectors
         v = h.new_zeros(*ids.shape, self.sentence_dim)
-        v[mask] = self.adapter(h[mask])  # empty slots stay zero and cost nothing
+        v[mask] = self.adapter(h)  # empty slots stay zero and cost nothing
         x = self.project(v) + self.positions[: ids.shape[1]]
         if self.learned_positions is not None:
             x = x + self.learned_positions[: ids.shape[1]]

@@ -79,7 +79,11 @@ def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 512, d
         logits.append(out.logits.float().cpu())
         if out.comp_logits is not None:
             comp.append(out.comp_logits.float().cpu())
-        positions.extend(torch.nonzero(row).flatten().tolist() for row in out.selection.cpu())
+        selected = out.selection.cpu() > 0
+        columns, at = selected.nonzero()[:, 1].tolist(), 0  # row-major: each row's positions in order
+        for count in selected.sum(1).tolist():
+            positions.append(columns[at : at + count])
+            at += count
     logits_t = torch.cat(logits) if logits else torch.zeros(0, 2)
     probabilities = torch.softmax(logits_t, dim=-1).numpy()
     prob = probabilities[:, 1] if len(logits_t) else np.zeros(0)
