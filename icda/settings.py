@@ -124,10 +124,10 @@ class ModelSettings:
     backward: every score gets the effect of swapping its sentence in).
     """
 
-    d_model: int = 128
+    d_model: int = 256
     layers: int = 1
     heads: int = 4
-    dff: int = 256
+    dff: int = 512
     dropout: float = 0.1
     k: int = 1
     objective: str = "mmi"
@@ -136,7 +136,7 @@ class ModelSettings:
     n_classes: int = 2
     positions: str = "sinusoidal"
     classifier_input: str = "sentence"
-    pool_unselected: str = "exclude"
+    pool_unselected: str = "linear"
 
     def validate(self, where: str = "model") -> None:
         for name, allowed in (("objective", ("mmi", "comp")), ("positions", ("sinusoidal", "learned", "none")),
@@ -174,12 +174,12 @@ class TrainSettings:
     encoder_lr: float | None = None
     weight_decay: float = 1e-2
     batch_size: int = 64
-    max_epochs: int = 30
-    patience: int = 5
-    degeneration_threshold: float = 0.2
+    max_epochs: int = 20
+    patience: int = 3
+    degeneration_threshold: float = 0.3
     degeneration_guard: bool = True
-    shuffle_sentences: bool = False
-    sentence_dropout: float = 0.0
+    shuffle_sentences: bool = True
+    sentence_dropout: float = 0.5
     grad_clip: float | None = 1.0
 
     def validate(self, where: str = "train") -> None:
@@ -221,13 +221,13 @@ class IcdaSettings:
     """
 
     pool_fraction: float = 0.10
-    pool_base: str = "class"
-    max_iters: int = 10
+    pool_base: str = "kept"
+    max_iters: int = 6
     dev_seed: int = 0
-    candidate_loss: str = "augmented_dev"
+    candidate_loss: str = "original_dev"
     stop_unchanged: bool = False
-    stop_rule: str = "paper"
-    stop_delta_a: float = 0.0
+    stop_rule: str = "rationales"
+    stop_delta_a: float = 0.1
     stop_patience: int | None = None
     patience_on: str = "original_dev_loss"
     final_choice: str = "last"

@@ -69,3 +69,44 @@ def test_a_new_key_shows_up_and_check_mode_catches_drift(schema, tmp_path, capsy
     assert "+| `model.new_key`" in capsys.readouterr().out
     assert main(["config-reference", "--schema", str(changed), "--out", str(out)]) == 0
     assert main(["config-reference", "--schema", str(changed), "--out", str(out), "--check"]) == 0
+
+
+def _schema_defaults(schema: dict, section: str) -> dict:
+    return {key: spec["default"] for key, spec in schema["properties"][section]["properties"].items()
+            if "default" in spec}
+
+
+@pytest.mark.parametrize("section, cls_name", [("encoder", "EncoderSettings"), ("model", "ModelSettings"),
+                                               ("train", "TrainSettings"), ("icda", "IcdaSettings")])
+def test_the_settings_dataclasses_default_to_the_schema(section, cls_name):
+    """One source for each default: the schema's (the value that runs and that config/README.md
+    shows); the dataclasses of icda.settings must say the same."""
+    import dataclasses
+
+    from icda import settings
+
+    schema = load_schema(REPO / SCHEMA_PATH)  # (the module fixture is changed by another test)
+    cls = getattr(settings, cls_name)
+    fields = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+    expected = _schema_defaults(schema, section)
+    differ = {k: (fields[k], v) for k, v in expected.items() if k in fields and fields[k] != v}
+    assert not differ, f"{cls_name} defaults (dataclass, schema) differ: {differ}"
+    assert set(expected) <= set(fields), f"schema keys without a dataclass default: {set(expected) - set(fields)}"
+
+
+def test_config_yaml_restates_only_the_schema_defaults():
+    """config/config.yaml shows the defaults for reading; a value there that is not the schema's
+    default would be a second definition of it."""
+    schema = load_schema(REPO / SCHEMA_PATH)
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    differ = {}
+    for key, value in config.items():
+        if key == "datasets":
+            continue
+        spec = schema["properties"][key]
+        if isinstance(value, dict):
+            defaults = _schema_defaults(schema, key) if "properties" in spec else spec.get("default", {})
+            differ |= {f"{key}.{k}": (v, defaults.get(k)) for k, v in value.items() if defaults.get(k) != v}
+        elif spec.get("default") != value:
+            differ[key] = (value, spec.get("default"))
+    assert not differ, f"config/config.yaml values that are not the schema defaults (value, default): {differ}"

@@ -607,7 +607,7 @@ def test_the_api_key_goes_only_to_base_url_as_documented(tmp_path, monkeypatch, 
     from icda.generate.run import generate
     from test_llm import FakeServer, llm_spec
 
-    assert "`api_key_env` names is sent as the API" in (REPO / "README.md").read_text()
+    assert "`api_key_env` names is sent as the API" in (REPO / "docs/llm.md").read_text()
     assert "backend.api_key_env names the environment variable whose value is sent as the API key to " \
            "backend.base_url" in (REPO / "config/README.md").read_text()
     server = FakeServer()

@@ -91,6 +91,28 @@ def test_dry_run_of_shipped_configs(configfile, tmp_path):
             assert f"results/{dataset}/data/stats.json" in out
 
 
+#: every other command the docs tell a user to run with a config file: (config files over
+#: config/offline.yaml, target, a job the plan must hold)
+DOCUMENTED_RUNS = [
+    (["config/multiclass.yaml"], "results/tables/summary.md", "results/synthetic3/data/stats.json"),
+    (["config/llm_restaurant.yaml"], "results/tables/summary.md", "rule generate"),
+    (["config/sweep.yaml"], "sweep", "rule sweep_train"),
+    *[([f"docs/sweep/round{r}/config.yaml"], "sweep", "rule sweep_train") for r in range(1, 7)],
+    (["docs/sweep/synthetic_size/config.yaml"], "results/tables/summary.md", "results/synthetic_n500/data/stats.json"),
+    (["docs/sweep/shortcut_strength/config.yaml"], "results/tables/summary.md", "results/verdict_095/data/stats.json"),
+]
+
+
+@pytest.mark.parametrize("configfiles, target, planned", DOCUMENTED_RUNS, ids=lambda v: str(v))
+def test_dry_run_of_every_documented_config(configfiles, target, planned, tmp_path):
+    """The sweeps as they ran (docs/sweep/*/config.yaml), the example sweep and the other shipped
+    configurations still plan with today's workflow and schema."""
+    files = [str(REPO / "config/offline.yaml"), *(str(REPO / f) for f in configfiles)]
+    proc = snakemake("-n", "--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+                     "--configfile", *files, "--config", f"data_dir={DATA}", "--", target)
+    assert planned in proc.stdout + proc.stderr
+
+
 def _job_blocks(out: str) -> list[dict[str, str]]:
     """The jobs of a dry run's output: {"rule": name, "input": ..., "output": ..., "reason": ...}."""
     jobs = []
