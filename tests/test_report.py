@@ -14,6 +14,8 @@ from icda.errors import DataError
 from icda.report.plots import convergence_figure, convergence_grid, plot_convergence
 from icda.report.tables import load_evaluations, method_stats, method_table, write_tables
 
+REPO = Path(__file__).resolve().parents[1]
+
 # restaurant: 3 runs stopping at iterations 3, 1 and 2; precision per iteration, and COMP
 RESTAURANT = {1: [0.50, 0.70, 0.85, 0.90], 2: [0.60, 0.55], 3: [0.64, 0.66, 0.80]}
 RESTAURANT_COMP = {1: 0.40, 2: 0.45, 3: 0.35}
@@ -267,3 +269,30 @@ def test_report_captions_are_valid_rst():
     for name in ["tables", "workflow"]:
         text = (root / f"{name}.rst").read_text()
         assert all(m in text for m in ["COMP", "MMI", "CDA", "ICDA", "precision"])
+
+
+def _workflow_description(*configfiles: str) -> str:
+    """workflow/report/workflow.rst as `snakemake --report` renders it (Jinja2 with
+    ``snakemake.config``) for config/config.yaml and ``configfiles`` merged over it."""
+    import jinja2
+    import yaml
+    from snakemake.utils import update_config, validate
+
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    for name in configfiles:
+        update_config(config, yaml.safe_load((REPO / name).read_text()))
+    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"))
+    snakemake = type("Snakemake", (), {"config": config})
+    template = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True).from_string(  # as Snakemake
+        (REPO / "workflow/report/workflow.rst").read_text())
+    return " ".join(template.render(snakemake=snakemake).split())
+
+
+def test_the_report_describes_the_configured_run():
+    default = _workflow_description()
+    assert "lowest loss on the original dev set (a departure" in default
+    assert "confident 10 % of the kept originals of each class" in default
+    assert "fewer than 10.0 % of the training rationales change" in default and "after iteration 6" in default
+    paper = _workflow_description("config/paper.yaml")
+    assert "the augmented dev set (the paper)" in paper and "confident 10 % of each class (the paper)" in paper
+    assert "the loop stops when the warm-started model is kept" in paper and "after iteration 10" in paper
