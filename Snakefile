@@ -41,6 +41,16 @@ include: "workflow/rules/theory.smk"
 include: "workflow/rules/sweep.smk"
 
 
+onsuccess:
+    if UNREACHABLE:
+        print(workflow_helpers.unfetched_report(UNREACHABLE))
+
+
+onerror:
+    if UNREACHABLE:
+        print(workflow_helpers.unfetched_report(UNREACHABLE))
+
+
 rule all:
     default_target: True
     input:

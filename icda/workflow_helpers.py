@@ -132,24 +132,71 @@ def downloads(config: dict) -> dict[str, list[str]]:
     return out
 
 
-def availability(config: dict) -> tuple[list[str], dict[str, str]]:
+def unreachable_downloads(config: dict, timeout: float = 5.0) -> dict[str, str]:
+    """{dataset: what could not be fetched, from where and where to put it} for the datasets
+    whose missing files the run would download (``download`` on) but whose server cannot be
+    reached, e.g. without network (:func:`icda.data.download.unreachable`: one HEAD request per
+    server). Datasets named in ``run_datasets`` are not probed: asked for by name, their download
+    job runs and fails with the same advice. Never raises for the network."""
+    if not config.get("download", True):
+        return {}
+    from icda.data.download import unreachable
+
+    named = set(config.get("run_datasets") or [])
+    data_dir = Path(config["data_dir"])
+    wanted = {}  # dataset → [(url, path)]
+    for name, files in downloads(config).items():
+        if name in named:
+            continue
+        spec = validate_spec(name, config["datasets"][name])
+        base = spec["url"] if spec["url"].endswith("/") else spec["url"] + "/"
+        wanted[name] = [(base + Path(f).relative_to(data_dir).as_posix(), Path(f)) for f in files]
+    failed = unreachable([pairs[0][0] for pairs in wanted.values()], timeout)
+    return {name: (f"could not be downloaded ({failed[pairs[0][0]]}): connect to the internet and rerun, or "
+                   "fetch each file and put it at its path: "
+                   + "; ".join(f"{url} → {path.resolve()}" for url, path in pairs))
+            for name, pairs in wanted.items() if pairs[0][0] in failed}
+
+
+#: the environment variable through which the workflow's main process hands its probe's answer
+#: (:func:`unreachable_downloads`) to the job processes it starts, locally or on a cluster
+UNREACHABLE_ENV = "ICDA_UNREACHABLE_DOWNLOADS"
+
+
+def unreachable_downloads_once(config: dict, main_process: bool) -> dict[str, str]:
+    """:func:`unreachable_downloads` in the workflow's main process, which also passes its answer
+    on in :data:`UNREACHABLE_ENV`; a job process (``main_process`` False) reads that answer, so
+    every process of a run agrees on which datasets run, and jobs never probe."""
+    import json
+    import os
+
+    if main_process:
+        found = unreachable_downloads(config)
+        os.environ[UNREACHABLE_ENV] = json.dumps(found)
+        return found
+    return json.loads(os.environ.get(UNREACHABLE_ENV) or "{}")
+
+
+def availability(config: dict, unreachable: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
     """(datasets that run, {absent dataset: what is missing and how to get it}).
 
     A dataset runs when its files are all present or, with ``download`` on (the default), when
     the missing ones can be downloaded (:func:`downloads`: its ``prepare`` then waits for its
-    download job). Only datasets that ``run_datasets`` does not name may be absent.
+    download job) and its server is not among ``unreachable`` (:func:`unreachable_downloads`,
+    whose reasons it reports). Only datasets that ``run_datasets`` does not name may be absent.
 
     Raises:
         ConfigError: a dataset spec is invalid, or no selected dataset can run.
         DataError: a dataset named in ``run_datasets`` misses a file that will not be downloaded
             (the message names the file and how to get it).
     """
+    unreachable = unreachable or {}
     data_dir = Path(config["data_dir"])
     named = config.get("run_datasets") or []
     specs = {name: validate_spec(name, config["datasets"][name]) for name in selected_datasets(config)}
     fetched = downloads(config) if config.get("download", True) else {}
     present = [name for name, spec in specs.items()
-               if name in fetched or not missing_files(spec, data_dir)]
+               if (name in fetched and name not in unreachable) or not missing_files(spec, data_dir)]
     absent_named = [name for name in named if name not in present]
     if absent_named:  # (the workflow cannot start, so its download rule is not suggested)
         name = absent_named[0]
@@ -158,12 +205,23 @@ def availability(config: dict) -> tuple[list[str], dict[str, str]]:
                         describe_missing(name, specs[name], data_dir, workflow_download=False)
                         + f" Or remove {name!r} from run_datasets")
     if not present:
-        how = " ".join(describe_missing(name, spec, data_dir, workflow_download=False)
+        how = " ".join(unreachable.get(name) or describe_missing(name, spec, data_dir, workflow_download=False)
                        for name, spec in specs.items())
         raise ConfigError(f"no selected dataset has its files. Fix: get the files of one of them, or "
                           f"add a dataset whose files are present. {how}")
-    return present, {name: describe_missing(name, spec, data_dir)
+    return present, {name: unreachable.get(name) or describe_missing(name, spec, data_dir)
                      for name, spec in specs.items() if name not in present}
+
+
+def unfetched_report(unreachable: dict[str, str]) -> str:
+    """The lines the workflow ends with when some datasets could not be downloaded: each with
+    where its files come from and where to put them (empty when none)."""
+    if not unreachable:
+        return ""
+    lines = [f"{len(unreachable)} dataset(s) could not be downloaded and did not run "
+             "(also listed in results/tables/summary.md):"]
+    lines += [f"  {name}: {why}" for name, why in unreachable.items()]
+    return "\n".join(lines)
 
 
 def dataset_spec(config: dict, name: str, download: bool = False) -> dict[str, Any]:

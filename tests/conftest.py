@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import string
+import threading
 
 import pytest
 
@@ -67,3 +70,18 @@ def tiny_encoder_settings(tiny_bert_dir):
 
     return EncoderSettings(name=str(tiny_bert_dir), pooling="mean", max_tokens=16,
                            max_sentences=16, batch_size=8)
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    """A local HTTP server in a thread serving ``tmp_path / "remote"``; yields its base URL."""
+    (tmp_path / "remote").mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "remote"))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+    thread.join()

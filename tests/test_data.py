@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import json
 import logging
 import math
 import socket
-import threading
 from collections import Counter
 from pathlib import Path
 
@@ -490,21 +487,6 @@ def test_download_fetches_missing_files(tmp_path):
     assert not list((tmp_path / "other").rglob("*.txt"))  # nothing half-written
     with pytest.raises(DataError, match="not public"):
         download("beer", _files_spec(public=False), tmp_path / "other")
-
-
-@pytest.fixture
-def http_server(tmp_path):
-    """A local HTTP server in a thread serving ``tmp_path / "remote"``; yields its base URL."""
-    (tmp_path / "remote").mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "remote"))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-    thread.join()
 
 
 def test_download_over_http_verifies_known_checksums(tmp_path, http_server, caplog):

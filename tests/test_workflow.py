@@ -127,12 +127,24 @@ def _job_blocks(out: str) -> list[dict[str, str]]:
     return jobs
 
 
-def test_fresh_machine_dry_run_downloads_public_data_before_prepare(tmp_path):
-    """The default config with an empty data_dir: one download job per public dataset, writing
-    exactly its files, and each of those datasets' prepare waits for them; none for beer."""
+PUBLIC = ("restaurant", "connect", "location", "service", "cleanliness")
+
+
+def _urls(tmp_path: Path, url: str) -> Path:
+    """A config file pointing the public datasets' downloads at ``url``."""
+    path = tmp_path / "urls.yaml"
+    path.write_text(json.dumps({"datasets": {name: {"url": url} for name in PUBLIC}}))
+    return path
+
+
+def test_fresh_machine_dry_run_downloads_public_data_before_prepare(tmp_path, http_server):
+    """The default config with an empty data_dir and a reachable server: one download job per
+    public dataset, writing exactly its files, and each of those datasets' prepare waits for
+    them; none for beer."""
     data = tmp_path / "data"
     proc = snakemake("-n", "--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
-                     "--configfile", str(REPO / "config/config.yaml"), "--config", f"data_dir={data}")
+                     "--configfile", str(REPO / "config/config.yaml"), str(_urls(tmp_path, http_server)),
+                     "--config", f"data_dir={data}")
     jobs = _job_blocks(proc.stdout + proc.stderr)
     public = {"restaurant": "restaurant", "connect": "connect", "location": "location",
               "service": "service", "cleanliness": "clean"}
@@ -146,6 +158,28 @@ def test_fresh_machine_dry_run_downloads_public_data_before_prepare(tmp_path):
         assert len(files) == 3 and all(f.startswith(f"{data}/{folder}/") for f in files)
         assert all(f in prepares[dataset]["input"] for f in files)
         assert all(f in prepares[dataset]["reason"] for f in files)  # "updated by another job"
+
+
+def test_without_network_the_main_command_runs_what_it_can(tmp_path):
+    """The README's main command (the default config) on a machine that cannot reach the
+    download server: the public datasets are left out, the synthetic data and the theory still
+    run, and each left-out dataset is reported with its URL and the path to put the file at."""
+    data = tmp_path / "data"
+    proc = snakemake("-n", "--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+                     "--configfile", str(REPO / "config/config.yaml"), str(_urls(tmp_path, "http://127.0.0.1:9/")),
+                     "--config", f"data_dir={data}")
+    jobs = _job_blocks(proc.stdout + proc.stderr)
+    assert not [job for job in jobs if job["rule"].startswith("download_")]
+    prepared = sorted(job["output"].split("/")[1] for job in jobs if job["rule"] == "prepare")
+    assert prepared == ["synthetic", "synthetic_small"] and "theory" in {job["rule"] for job in jobs}
+    snakemake("--cores", "1", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+              "--configfile", str(REPO / "config/config.yaml"), str(_urls(tmp_path, "http://127.0.0.1:9/")),
+              "--config", f"data_dir={data}", "--", "results/unavailable.json")
+    unavailable = json.loads((tmp_path / "results/unavailable.json").read_text())
+    assert sorted(unavailable) == sorted([*PUBLIC, "appearance", "smell", "palate"])
+    assert "could not be downloaded" in unavailable["restaurant"]
+    assert f"http://127.0.0.1:9/restaurant/train.sents.fix.5s → {data}/restaurant/train.sents.fix.5s" \
+        in unavailable["restaurant"]
 
 
 def test_bad_config_is_rejected_with_the_key_named(tmp_path):

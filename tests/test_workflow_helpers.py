@@ -41,6 +41,26 @@ def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
     assert "absent/train" in absent["absent"] and "download" in absent["absent"]
 
 
+def test_a_dataset_whose_server_cannot_be_reached_is_listed_with_its_urls_and_paths(tmp_path, http_server):
+    config = _config(tmp_path)
+    config["datasets"]["absent"]["url"] = "http://127.0.0.1:9/data/"  # connection refused
+    unreachable = helpers.unreachable_downloads(config, timeout=2)
+    assert list(unreachable) == ["absent"]
+    for split in ("train", "dev", "test"):
+        assert f"http://127.0.0.1:9/data/absent/{split} → {tmp_path / 'absent' / split}" in unreachable["absent"]
+    present, absent = helpers.availability(config, unreachable)
+    assert present == ["present", "synthetic"] and absent == unreachable
+    report = helpers.unfetched_report(unreachable)
+    assert report.startswith("1 dataset(s) could not be downloaded") and "absent: could not be downloaded" in report
+    assert helpers.unfetched_report({}) == ""
+    # named in run_datasets: not probed (its download job runs and fails with the same advice)
+    assert helpers.unreachable_downloads(config | {"run_datasets": ["absent"]}) == {}
+    assert helpers.unreachable_downloads(config | {"download": False}) == {}
+    # a server that answers, even with 404 for the file, is reachable
+    config["datasets"]["absent"]["url"] = http_server
+    assert helpers.unreachable_downloads(config, timeout=2) == {}
+
+
 def test_only_the_download_spec_has_the_checksums(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["md5"] = {"absent/train": "0" * 32}
@@ -103,7 +123,7 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     from icda.settings import Settings
 
     config = _config(tmp_path)
-    config["overrides"]["present"] = {"icda": {"max_iters": 1, "pool_fraction": 0.5, "dev_seed": 7},
+    config["overrides"]["present"] = {"icda": {"max_iters": 1, "pool_fraction": 0.5, "pool_base": "class", "dev_seed": 7},
                                       "encoder": {"max_sentences": 3}}
     settings = helpers.dataset_settings(config, "present")
     assert helpers.max_iters(config, "present") == 1 and helpers.max_iters(config, "synthetic") == 10

@@ -7,6 +7,7 @@ import hashlib
 import logging
 import shutil
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -24,6 +25,29 @@ def file_md5(path: str | Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def unreachable(urls: list[str], timeout: float = 5.0) -> dict[str, str]:
+    """{url: why} for the ``urls`` whose server cannot be reached (no network, unknown host,
+    refused or timed-out connection). One HEAD request per server (scheme and host), the first
+    of its URLs: an HTTP error status means the server answers, so its URLs count as reachable
+    (the download itself then reports the error). Never raises."""
+    verdict: dict[str, str | None] = {}  # server → why it cannot be reached, or None
+    out = {}
+    for url in urls:
+        parts = urllib.parse.urlsplit(url)
+        server = f"{parts.scheme}://{parts.netloc}"
+        if server not in verdict:
+            try:
+                urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout).close()
+                verdict[server] = None
+            except urllib.error.HTTPError:
+                verdict[server] = None
+            except (urllib.error.URLError, OSError, ValueError) as exc:
+                verdict[server] = str(getattr(exc, "reason", exc))
+        if verdict[server] is not None:
+            out[url] = verdict[server]
+    return out
 
 
 def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0) -> list[Path]:

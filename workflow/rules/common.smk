@@ -5,7 +5,10 @@ import shlex
 from icda import workflow_helpers
 from icda.records import Decision
 
-AVAILABLE, UNAVAILABLE = workflow_helpers.availability(config)
+# Without network, public datasets whose files would be downloaded are left out (and listed at
+# the end and in summary.md): the main process probes once, its jobs read its answer.
+UNREACHABLE = workflow_helpers.unreachable_downloads_once(config, workflow.is_main_process)
+AVAILABLE, UNAVAILABLE = workflow_helpers.availability(config, UNREACHABLE)
 workflow_helpers.check_settings(config, AVAILABLE)
 RUNS = workflow_helpers.run_numbers(config)
 
