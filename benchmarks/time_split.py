@@ -14,6 +14,10 @@ temporary folder, with every job's ``python`` behind a shim that records the job
   tables, plots, ...); **embed**: the sentence-embedding jobs;
 - **Snakemake main process**: the total minus all jobs (its DAG work and the ``run:`` rules).
 
+``--results DIR`` instead reads a finished run's ``results/`` (e.g. the offline reproduction):
+the in-process shares per dataset from its histories, and the least wall time the training
+epochs alone need on ``--cores`` cores, however well the jobs are packed.
+
 ``--repeat N`` runs it N times and reports the median of each share. ``--repo PATH`` runs the
 Snakefile of another checkout (e.g. a ``git worktree`` of an older commit) for a before/after
 comparison, which it prints as ratios when given twice (``--repo OLD --repo NEW``). Per ICDA
@@ -139,12 +143,43 @@ def measure(repo: Path, repeat: int) -> tuple[dict[str, float], float, float]:
             statistics.median(per_iteration))
 
 
+def results_split(results: Path, cores: int) -> None:
+    """Print the in-process CPU shares of a finished run, per dataset, and the epochs' floor."""
+    print("| dataset | candidates | epochs | training epochs CPU s | dev evaluations CPU s "
+          "| final predictions CPU s | loading CPU s |")
+    print("|---|---|---|---|---|---|---|")
+    totals = [0, 0, 0.0, 0.0, 0.0, 0.0]
+    for dataset in sorted(p.name for p in results.iterdir() if list(p.glob("run*/*/candidates/*/history.json"))):
+        row = [0, 0, 0.0, 0.0, 0.0, 0.0]
+        for path in sorted((results / dataset).glob("run*/*/candidates/*/history.json")):
+            history = json.loads(path.read_text())
+            row[0] += 1
+            for epoch in history["epochs"]:
+                row[1] += epoch["epoch"] >= 0
+                row[2] += epoch.get("cpu_seconds", 0.0) - epoch.get("eval_cpu_seconds", 0.0)
+                row[3] += epoch.get("eval_cpu_seconds", 0.0)
+            cpu = history.get("cpu_seconds") or {}
+            row[4] += cpu.get("predictions", 0.0)
+            row[5] += cpu.get("load", 0.0)
+        totals = [a + b for a, b in zip(totals, row)]
+        print(f"| {dataset} | {row[0]} | {row[1]} | " + " | ".join(f"{v:.1f}" for v in row[2:]) + " |")
+    print("| **total** | " + f"{totals[0]} | {totals[1]} | " + " | ".join(f"{v:.1f}" for v in totals[2:]) + " |")
+    epochs = totals[2] + totals[3]
+    print(f"\nThe epochs with their dev evaluations: {epochs / 60:.1f} CPU min, at least "
+          f"{epochs / 60 / cores:.1f} min of wall time on {cores} cores however the jobs are packed.")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--results", type=Path, help="a finished run's results/ folder: split its histories")
+    parser.add_argument("--cores", type=int, default=2, help="with --results: cores of the floor printed")
     parser.add_argument("--repo", type=Path, action="append",
                         help="checkout whose Snakefile runs (default: this one); twice: before, after")
     parser.add_argument("--repeat", type=int, default=1, help="runs per checkout (median reported)")
     args = parser.parse_args(argv)
+    if args.results:
+        results_split(args.results, args.cores)
+        return
     repos = args.repo or [REPO]
     results = [measure(repo.resolve(), args.repeat) for repo in repos]
     header = "| share | " + " | ".join(f"{r} CPU s | %" for r in repos) + (" | after / before |" if len(repos) == 2 else "")
