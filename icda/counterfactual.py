@@ -33,6 +33,7 @@ import numpy as np
 
 from icda.data.document import Document
 from icda.errors import IcdaError
+from icda.records import AugmentationPlan
 
 if TYPE_CHECKING:  # torch only where tensors are drawn: the pools and augment jobs do not import it
     import torch
@@ -41,50 +42,6 @@ if TYPE_CHECKING:  # torch only where tensors are drawn: the pools and augment j
     from icda.records import Pools
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class AugmentationPlan:
-    """What the counterfactuals of one split are drawn from (paper section "Implementation").
-
-    kept: indices of the kept original documents (C·m of them).
-    positions: per kept document, its rationale positions (the slots to replace).
-    pools: class → [(document index, position)] of the rationale pool A_c, for each of the C
-        classes.
-    targets: class y → the classes a counterfactual of a class-y document may take (one drawn
-        uniformly); None: every other class.
-    """
-
-    kept: list[int]
-    positions: list[list[int]]
-    pools: dict[int, list[tuple[int, int]]]
-    targets: dict[int, list[int]] | None = None
-
-    def to_json(self) -> dict:
-        out = {
-            "kept": self.kept,
-            "positions": self.positions,
-            "pools": {str(c): [list(r) for r in refs] for c, refs in self.pools.items()},
-        }
-        if self.targets is not None:
-            out["targets"] = {str(y): list(cs) for y, cs in self.targets.items()}
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict) -> "AugmentationPlan":
-        targets = obj.get("targets")
-        return cls(
-            kept=[int(i) for i in obj["kept"]],
-            positions=[[int(p) for p in ps] for ps in obj["positions"]],
-            pools={int(c): [(int(d), int(p)) for d, p in refs] for c, refs in obj["pools"].items()},
-            targets=None if targets is None else {int(y): [int(c) for c in cs] for y, cs in targets.items()},
-        )
-
-    def target_classes(self, label: int) -> list[int]:
-        """The classes a counterfactual of a class-``label`` document may take."""
-        if self.targets is not None:
-            return self.targets[label]
-        return [c for c in sorted(self.pools) if c != label]
 
 
 @dataclass

@@ -35,9 +35,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icda.records import PAD
 from icda.settings import ModelSettings
-
-PAD = -1  #: sentence id of an empty slot in a [B, N] id matrix
 
 
 class CachedSentences(nn.Module):

@@ -20,7 +20,8 @@ import torch.nn.functional as F
 
 from icda.degeneration import check_degeneration
 from icda.metrics import rationale_metrics
-from icda.model import PAD, RationaleNetwork
+from icda.model import RationaleNetwork
+from icda.records import PAD
 from icda.settings import TrainSettings
 
 log = logging.getLogger(__name__)

@@ -145,7 +145,7 @@ def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encode
 
 
 def test_shuffle_sentences_permutes_real_sentences_and_keeps_padding_last():
-    from icda.model import PAD
+    from icda.records import PAD
     from icda.train import shuffle_sentences
 
     ids = torch.tensor([[5, 6, 7, 8, PAD, PAD], [1, 2, 3, 4, 9, 10], [11, PAD, PAD, PAD, PAD, PAD]])
@@ -162,7 +162,7 @@ def test_shuffle_sentences_permutes_real_sentences_and_keeps_padding_last():
 
 
 def test_drop_sentences_keeps_an_ordered_nonempty_subset_at_the_front():
-    from icda.model import PAD
+    from icda.records import PAD
     from icda.train import drop_sentences
 
     ids = torch.tensor([[5, 6, 7, 8, PAD, PAD], [1, 2, 3, 4, 9, 10], [11, PAD, PAD, PAD, PAD, PAD]])
@@ -181,7 +181,7 @@ def test_drop_sentences_keeps_an_ordered_nonempty_subset_at_the_front():
 
 
 def test_trimming_empty_columns_does_not_change_predictions():
-    from icda.model import PAD
+    from icda.records import PAD
     from icda.train import trim
 
     vectors, ids, labels = _toy()
