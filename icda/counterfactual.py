@@ -23,10 +23,8 @@
 
 from __future__ import annotations
 
-import logging
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -39,9 +37,6 @@ if TYPE_CHECKING:  # torch only where tensors are drawn: the pools and augment j
     import torch
 
     from icda.data.encoded import EncodedSplit
-    from icda.records import Pools
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -193,61 +188,3 @@ def augmented_documents(docs: list[Document], plan: AugmentationPlan, seed: int)
             "inserted_from": [[docs[d].id, p] for d, p in picks],
         })
     return records
-
-
-def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
-               targets: dict[int, list[int]] | None = None) -> "Pools":
-    """The pools step on files: :func:`build_plan` of the original train and dev splits (in
-    ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
-    plans' :attr:`AugmentationPlan.targets`).
-
-    Raises:
-        DataError: a file is missing or malformed (among others, a prediction whose document count
-            differs from the prepared split's, or a position outside its document).
-        IcdaError: a class has no correctly predicted document.
-    """
-    from icda.data.document import read_documents
-    from icda.records import Choice, Pools, SplitPools
-
-    chosen = Choice.read(choice)
-    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
-    predictions = chosen.predictions({split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
-    splits = {}
-    for split, docs in documents.items():
-        predicted = getattr(predictions, split)
-        plan, stats = build_plan([d.label for d in docs], predicted.class_probabilities, predicted.positions,
-                                 pool_fraction, pool_base, targets)
-        splits[split] = SplitPools(stats=stats, plan=plan, pool_sentences={
-            str(c): [docs[d].sentences[p] for d, p in refs] for c, refs in plan.pools.items()})
-        log.info("%s: kept %d of %d, pool sizes %s", split, len(plan.kept), stats["n_documents"],
-                 {c: len(r) for c, r in plan.pools.items()})
-    return Pools(chosen=chosen.chosen.name, candidate_dir=chosen.chosen.candidate_dir, **splits)
-
-
-def write_augmented(pools: str | Path, data_dir: str | Path, seed: int, max_sentences: int,
-                    out_dir: str | Path) -> dict[str, int]:
-    """The augment step on files: one draw of :func:`augmented_documents` per split, written to
-    ``out_dir/train.jsonl`` (seed ``seed``) and ``out_dir/dev.jsonl`` (seed ``seed + 1``).
-
-    Returns:
-        {split: documents written}.
-
-    Raises:
-        DataError: a file is missing or malformed (among others, a plan built for another number of
-            documents, or a position outside the first ``max_sentences`` sentences of its document).
-    """
-    from icda.data.document import read_documents
-    from icda.io import write_jsonl
-    from icda.records import Pools
-
-    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
-    record = Pools.read(pools, {split: [min(len(d.sentences), max_sentences) for d in docs]
-                                for split, docs in documents.items()})
-    written = {}
-    for offset, (split, docs) in enumerate(documents.items()):
-        plan = getattr(record, split).plan
-        records = augmented_documents(docs, plan, seed + offset)
-        write_jsonl(records, Path(out_dir) / f"{split}.jsonl")
-        written[split] = len(records)
-        log.info("%s: %d documents (%d originals + counterfactuals)", split, len(records), len(plan.kept))
-    return written

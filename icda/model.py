@@ -35,7 +35,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from icda.records import PAD
 from icda.settings import ModelSettings
 
 

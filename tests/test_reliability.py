@@ -21,9 +21,9 @@ from icda import workflow_helpers as helpers
 from icda.data.datasets import prepare_dataset
 from icda.data.readers import read_icda
 from icda.errors import ConfigError, DataError
+from icda.loading import load_weights
 from icda.records import Decision
 from icda.selection import select_candidate
-from icda.workspace import load_weights
 from test_workflow import REPO, snakemake
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -415,7 +415,7 @@ def test_k_that_selects_every_sentence_stops_the_workflow_at_start(tmp_path, mod
 def test_k_against_the_shortest_prepared_document_names_the_file_and_line(tmp_path):
     from icda.data.document import Document, write_documents
     from icda.settings import Settings
-    from icda.workspace import open_workspace
+    from icda.loading import open_workspace
 
     docs = [Document(f"d{i}", i % 2, tuple(f"s{i}.{j}" for j in range(5))) for i in range(6)]
     short = Document("short", 1, ("only.", "three.", "here."))
@@ -465,7 +465,7 @@ def _edit_json(path: Path, change) -> None:
      "field 'dev': 7 documents, but the prepared split has 8"),
 ])
 def test_predictions_out_of_range_are_refused_with_the_file(tmp_path, change, message):
-    from icda.counterfactual import make_pools
+    from icda.steps.pools import make_pools
 
     data, choice = _finished_iteration(tmp_path)
     predictions = tmp_path / "iter0/seed42/predictions.json"
@@ -485,7 +485,8 @@ def test_predictions_out_of_range_are_refused_with_the_file(tmp_path, change, me
      "field 'dev': a position of kept document 0 (plan.positions[0]) is 3, outside 0 to 2 (3 sentences)"),
 ])
 def test_pools_out_of_range_are_refused_with_the_file(tmp_path, change, message):
-    from icda.counterfactual import make_pools, write_augmented
+    from icda.steps.augment import write_augmented
+    from icda.steps.pools import make_pools
 
     data, choice = _finished_iteration(tmp_path)
     pools = tmp_path / "iter0/pools.json"

@@ -116,7 +116,7 @@ def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encode
     """The paper's setting: gradients reach the token encoder; the saved model reloads exactly."""
     from icda.data.document import write_documents
     from icda.settings import Settings
-    from icda.workspace import open_workspace, save_model
+    from icda.loading import open_workspace, save_model
 
     splits = generate_synthetic(40, 16, 16, seed=1)
     for name, docs in splits.items():
@@ -209,7 +209,8 @@ def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_
     recorded them) is refused for test with the fix."""
     import dataclasses
 
-    from icda.candidate import evaluate_model, evaluate_predictions, train_candidate
+    from icda.steps.evaluate import evaluate_model, evaluate_predictions
+    from icda.steps.train import train_candidate
     from icda.data.document import write_documents
     from icda.errors import ConfigError
     from icda.settings import Settings
@@ -247,7 +248,7 @@ def test_an_iterations_candidates_trained_in_one_process_equal_separate_jobs(tmp
     import dataclasses
     import json
 
-    from icda.candidate import train_candidate, train_candidates
+    from icda.steps.train import train_candidate, train_candidates
     from icda.data.document import write_documents
     from icda.settings import Settings
 
