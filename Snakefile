@@ -8,7 +8,7 @@ import os
 
 from snakemake.utils import min_version, validate
 
-from icda.workflow_helpers import check_config
+from icda.workflow_config import check_config
 
 min_version("9.19")  # profiles/*/profile.yaml is read from Snakemake 9.19 on
 

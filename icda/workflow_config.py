@@ -1,4 +1,7 @@
-"""Helpers the Snakefile calls: which datasets run, per-dataset settings, seeds and candidates.
+"""The workflow's configuration as the Snakefile reads it (``config/config.yaml``): checked against
+its schema, turned into which datasets and runs there are, each dataset's spec and settings, the
+seeds and candidates of an iteration, the GPUs a job asks for and the sweep's points; and the two
+files the workflow writes itself (a rule's params, a run's summary.json).
 
 Kept here (not in the .smk files) so that the workflow's decisions are plain, tested Python.
 """
