@@ -40,6 +40,7 @@ from typing import Any
 
 from icda.data.synthetic import generate_synthetic
 from icda.errors import ConfigError
+from icda.generate.spec import parse_llm
 
 SPLITS = ("train", "dev", "test")
 
@@ -163,8 +164,6 @@ def validate_spec(name: str, spec: dict) -> dict:
     if out["source"] != "llm" and out["llm"]:
         raise fail("llm", f"is set for a dataset with source: {out['source']}", "remove it (or set source: llm)")
     if out["source"] == "llm":
-        from icda.generate.spec import parse_llm
-
         parse_llm(name, out["llm"])
         for key in ("train", "dev", "test", "dev_fraction"):
             if out[key] is not None:
