@@ -28,8 +28,8 @@ COMMANDS = {
     "pools": f"import icda.cli.pools, icda.counterfactual, icda.records; {SETTINGS}",
     "converge": f"import icda.cli.converge, icda.records, icda.selection; {SETTINGS}",
     "augment": f"import icda.cli.augment, icda.counterfactual, icda.data.encoded; {SETTINGS}",
-    "evaluate --predictions (sweep)": f"import icda.cli.evaluate, icda.candidate, icda.metrics, icda.data.document; {SETTINGS}",
-    "evaluate --model": "import icda.cli.common, icda.cli.evaluate, icda.candidate, icda.train, icda.workspace",
+    "evaluate --predictions (sweep)": f"import icda.cli.evaluate, icda.steps.evaluate, icda.metrics, icda.data.document; {SETTINGS}",
+    "evaluate --model": "import icda.cli.common, icda.cli.evaluate, icda.steps.evaluate, icda.train, icda.loading",
 }
 
 

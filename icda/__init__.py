@@ -4,6 +4,29 @@ Implements Plyler & Chi, "Iterative Counterfactual Data Augmentation" (AAAI 2025
 the hierarchical rationale network, the MMI / COMP / CDA / ICDA methods, the counterfactual
 pools and augmentation, and the binary-variable theory. ``python -m icda --help`` lists the
 commands that the Snakemake workflow calls.
+
+Layers, each importing only those below it: records and settings at the bottom (with errors and
+io); the algorithm above them, with no file paths; one module per ``python -m icda`` step above
+that (read records → algorithm → write records); the CLI and the workflow configuration on top.
+
+* records and settings: :mod:`icda.records` (one dataclass per file the steps hand each other),
+  :mod:`icda.settings` (settings.json and every list of allowed values), :mod:`icda.schema`,
+  :mod:`icda.data.document`, :mod:`icda.generate.spec`, :mod:`icda.generate.records`,
+  :mod:`icda.io`, :mod:`icda.errors`.
+* the algorithm: :mod:`icda.encoder`, :mod:`icda.model`, :mod:`icda.degeneration`,
+  :mod:`icda.metrics`, :mod:`icda.data.encoded`, :mod:`icda.train`, :mod:`icda.selection`,
+  :mod:`icda.counterfactual`, :mod:`icda.theory`, and the data's :mod:`icda.data.prepare`,
+  :mod:`icda.data.sentences`, :mod:`icda.data.synthetic`.
+* what the steps load and read: :mod:`icda.loading` (tensors and networks, model files),
+  :mod:`icda.embed` (sentence vectors), :mod:`icda.data.readers`, :mod:`icda.data.spec`,
+  :mod:`icda.data.spec_files`, :mod:`icda.generate.backends`, :mod:`icda.generate.postprocess`.
+* the steps: :mod:`icda.steps` (train, evaluate, select, pools, augment, converge, finalize),
+  :mod:`icda.data.datasets` (prepare), :mod:`icda.data.download`, :mod:`icda.generate.run`,
+  :mod:`icda.predict`, :mod:`icda.report`, :mod:`icda.sweep`, :mod:`icda.config_reference`.
+* on top: :mod:`icda.cli` (``python -m icda``) and :mod:`icda.workflow_config` (what the
+  Snakefile calls).
+
+``lint-imports`` checks it (the contracts in pyproject.toml; tests/test_packaging.py).
 """
 
 __version__ = "0.1.0"

@@ -23,68 +23,20 @@
 
 from __future__ import annotations
 
-import logging
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from icda.data.document import Document
 from icda.errors import IcdaError
+from icda.records import AugmentationPlan
 
 if TYPE_CHECKING:  # torch only where tensors are drawn: the pools and augment jobs do not import it
     import torch
 
     from icda.data.encoded import EncodedSplit
-    from icda.records import Pools
-
-log = logging.getLogger(__name__)
-
-
-@dataclass
-class AugmentationPlan:
-    """What the counterfactuals of one split are drawn from (paper section "Implementation").
-
-    kept: indices of the kept original documents (C·m of them).
-    positions: per kept document, its rationale positions (the slots to replace).
-    pools: class → [(document index, position)] of the rationale pool A_c, for each of the C
-        classes.
-    targets: class y → the classes a counterfactual of a class-y document may take (one drawn
-        uniformly); None: every other class.
-    """
-
-    kept: list[int]
-    positions: list[list[int]]
-    pools: dict[int, list[tuple[int, int]]]
-    targets: dict[int, list[int]] | None = None
-
-    def to_json(self) -> dict:
-        out = {
-            "kept": self.kept,
-            "positions": self.positions,
-            "pools": {str(c): [list(r) for r in refs] for c, refs in self.pools.items()},
-        }
-        if self.targets is not None:
-            out["targets"] = {str(y): list(cs) for y, cs in self.targets.items()}
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict) -> "AugmentationPlan":
-        targets = obj.get("targets")
-        return cls(
-            kept=[int(i) for i in obj["kept"]],
-            positions=[[int(p) for p in ps] for ps in obj["positions"]],
-            pools={int(c): [(int(d), int(p)) for d, p in refs] for c, refs in obj["pools"].items()},
-            targets=None if targets is None else {int(y): [int(c) for c in cs] for y, cs in targets.items()},
-        )
-
-    def target_classes(self, label: int) -> list[int]:
-        """The classes a counterfactual of a class-``label`` document may take."""
-        if self.targets is not None:
-            return self.targets[label]
-        return [c for c in sorted(self.pools) if c != label]
 
 
 @dataclass
@@ -236,61 +188,3 @@ def augmented_documents(docs: list[Document], plan: AugmentationPlan, seed: int)
             "inserted_from": [[docs[d].id, p] for d, p in picks],
         })
     return records
-
-
-def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
-               targets: dict[int, list[int]] | None = None) -> "Pools":
-    """The pools step on files: :func:`build_plan` of the original train and dev splits (in
-    ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
-    plans' :attr:`AugmentationPlan.targets`).
-
-    Raises:
-        DataError: a file is missing or malformed (among others, a prediction whose document count
-            differs from the prepared split's, or a position outside its document).
-        IcdaError: a class has no correctly predicted document.
-    """
-    from icda.data.document import read_documents
-    from icda.records import Choice, Pools, SplitPools
-
-    chosen = Choice.read(choice)
-    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
-    predictions = chosen.predictions({split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
-    splits = {}
-    for split, docs in documents.items():
-        predicted = getattr(predictions, split)
-        plan, stats = build_plan([d.label for d in docs], predicted.class_probabilities, predicted.positions,
-                                 pool_fraction, pool_base, targets)
-        splits[split] = SplitPools(stats=stats, plan=plan, pool_sentences={
-            str(c): [docs[d].sentences[p] for d, p in refs] for c, refs in plan.pools.items()})
-        log.info("%s: kept %d of %d, pool sizes %s", split, len(plan.kept), stats["n_documents"],
-                 {c: len(r) for c, r in plan.pools.items()})
-    return Pools(chosen=chosen.chosen.name, candidate_dir=chosen.chosen.candidate_dir, **splits)
-
-
-def write_augmented(pools: str | Path, data_dir: str | Path, seed: int, max_sentences: int,
-                    out_dir: str | Path) -> dict[str, int]:
-    """The augment step on files: one draw of :func:`augmented_documents` per split, written to
-    ``out_dir/train.jsonl`` (seed ``seed``) and ``out_dir/dev.jsonl`` (seed ``seed + 1``).
-
-    Returns:
-        {split: documents written}.
-
-    Raises:
-        DataError: a file is missing or malformed (among others, a plan built for another number of
-            documents, or a position outside the first ``max_sentences`` sentences of its document).
-    """
-    from icda.data.document import read_documents
-    from icda.io import write_jsonl
-    from icda.records import Pools
-
-    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
-    record = Pools.read(pools, {split: [min(len(d.sentences), max_sentences) for d in docs]
-                                for split, docs in documents.items()})
-    written = {}
-    for offset, (split, docs) in enumerate(documents.items()):
-        plan = getattr(record, split).plan
-        records = augmented_documents(docs, plan, seed + offset)
-        write_jsonl(records, Path(out_dir) / f"{split}.jsonl")
-        written[split] = len(records)
-        log.info("%s: %d documents (%d originals + counterfactuals)", split, len(records), len(plan.kept))
-    return written

@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
+from icda.errors import DataError
+
 T = TypeVar("T")
 
 
@@ -67,8 +69,6 @@ def read_jsonl(path: str | Path, parse: Callable[[Any], T], what: str, fix: str,
     """
     import logging
 
-    from icda.errors import DataError
-
     out = []
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
@@ -91,8 +91,6 @@ def read_json_file(path: str | Path, missing_fix: str, corrupt_fix: str) -> Any:
         DataError: the file does not exist (the fix is ``missing_fix``), is not valid JSON
             (naming the line) or holds NaN/Infinity (the fix is ``corrupt_fix``).
     """
-    from icda.errors import DataError
-
     def reject(name: str) -> float:
         raise ValueError(f"{name} is not a number JSON allows")
 
@@ -158,8 +156,6 @@ def read_yaml(path: str | Path, missing_fix: str) -> Any:
             (naming the line of the syntax error), or expands to too many values.
     """
     import yaml
-
-    from icda.errors import DataError
 
     try:
         with open(path, encoding="utf-8") as fh:

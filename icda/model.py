@@ -35,9 +35,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icda.encoder import pad_batch
 from icda.settings import ModelSettings
-
-PAD = -1  #: sentence id of an empty slot in a [B, N] id matrix
 
 
 class CachedSentences(nn.Module):
@@ -92,8 +91,6 @@ class EncodedSentences(nn.Module):
     def real(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The vectors of the real slots alone: ids [B, N], mask [B, N] bool → [T, H], in
         row-major slot order (``forward(ids)[mask]``)."""
-        from icda.encoder import pad_batch
-
         unique, inverse = torch.unique(ids[mask], return_inverse=True)
         input_ids, attention = pad_batch([self.tokens[i] for i in unique.tolist()], self.pad_id)
         device = ids.device

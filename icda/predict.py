@@ -1,7 +1,7 @@
 """A trained selector applied to new documents (``python -m icda predict``), and the export of a
 dataset's final ICDA selector (``results/<dataset>/icda_model/``).
 
-A model folder holds ``model.pt`` (:func:`icda.workspace.save_model`) and ``model.json``
+A model folder holds ``model.pt`` (:func:`icda.loading.save_model`) and ``model.json``
 (:class:`~icda.records.ModelCard`: the settings it was trained with and the fingerprint of its
 encoder's files). New sentences are encoded with the model's own encoder settings (frozen mode:
 the same encoder, pooling and token budget that built its embedding cache; finetune mode: the
@@ -11,6 +11,7 @@ sentences of a document are shown to it, as in training.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 from dataclasses import dataclass
@@ -18,7 +19,9 @@ from pathlib import Path
 from typing import Sequence
 
 from icda.data.document import Document
+from icda.data.readers import read_jsonl, read_text_lines
 from icda.errors import DataError
+from icda.io import atomic_path
 from icda.records import MODEL_CARD_FILE, MODEL_FILE, Choice, ModelCard
 from icda.settings import ModelSettings, Settings
 
@@ -63,7 +66,7 @@ def read_model_card(folder: str | Path, settings_path: str | Path | None = None)
             is given; model.json is corrupt; ``settings_path`` disagrees with it; or the model
             settings saved in model.pt differ from those recorded (the files of two models).
     """
-    from icda.workspace import _load
+    from icda.loading import read_saved_model  # torch: not for the light commands
 
     folder = Path(folder)
     if not (folder / MODEL_FILE).is_file():
@@ -90,7 +93,7 @@ def read_model_card(folder: str | Path, settings_path: str | Path | None = None)
             card_path, None, f"the model was trained with encoder settings {settings.encoder.to_dict()}, "
             f"{settings_path} gives {given.encoder.to_dict()}",
             f"leave out --settings: {MODEL_CARD_FILE} records the model's own settings")
-    saved = ModelSettings(**_load(folder / MODEL_FILE)["model"])
+    saved = ModelSettings(**read_saved_model(folder / MODEL_FILE)["model"])
     if saved.finetune != settings.model.finetune or saved.n_classes != settings.model.n_classes:
         raise DataError(
             folder, None, f"{MODEL_FILE} (finetune {saved.finetune}, {saved.n_classes} classes) and "
@@ -132,8 +135,6 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
             splitting; a given label is outside the model's classes ``0..n_classes-1``
             (each naming the file and the line).
     """
-    from icda.data.readers import read_jsonl, read_text_lines
-
     path = Path(path)
     if fmt == "auto":
         fmt = "jsonl" if path.suffix.lower() == ".jsonl" else "text"
@@ -180,13 +181,11 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
             its weights do not fit the encoder.
         ConfigError: the encoder cannot be found; ``device`` asks for a missing GPU.
     """
-    import dataclasses
-
     import torch
 
     from icda.encoder import resolve_device
+    from icda.loading import Workspace, encoded_workspace
     from icda.train import predict
-    from icda.workspace import Workspace, encoded_workspace
 
     folder = Path(folder)
     settings, fingerprint = read_model_card(folder, settings_path)
@@ -237,8 +236,6 @@ def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | P
         DataError: the choice, the candidate's files or the settings are missing or malformed,
             or the candidate's card disagrees with ``settings_path``.
     """
-    from icda.io import atomic_path
-
     candidate = Path(Choice.read(choice).chosen.candidate_dir)
     settings, fingerprint = read_model_card(candidate, settings_path)
     out_dir = Path(out_dir)

@@ -45,6 +45,9 @@ from icda.errors import DataError, rebuild_fix
 from icda.io import read_json_file, write_json
 
 SPLITS_PREDICTED = ("train", "dev")
+#: sentence id of an empty slot in a [B, N] id matrix (:class:`~icda.data.encoded.EncodedSplit`,
+#: the input of :class:`~icda.model.RationaleNetwork`)
+PAD = -1
 
 
 def _conforms(value: Any, hint: Any) -> bool:
@@ -422,23 +425,66 @@ class Choice(Record):
 # --------------------------------------------------------------------------- pools
 
 
+@dataclass
+class AugmentationPlan:
+    """What the counterfactuals of one split are drawn from (paper section "Implementation").
+
+    kept: indices of the kept original documents (C·m of them).
+    positions: per kept document, its rationale positions (the slots to replace).
+    pools: class → [(document index, position)] of the rationale pool A_c, for each of the C
+        classes.
+    targets: class y → the classes a counterfactual of a class-y document may take (one drawn
+        uniformly); None: every other class.
+    """
+
+    kept: list[int]
+    positions: list[list[int]]
+    pools: dict[int, list[tuple[int, int]]]
+    targets: dict[int, list[int]] | None = None
+
+    def to_json(self) -> dict:
+        out = {
+            "kept": self.kept,
+            "positions": self.positions,
+            "pools": {str(c): [list(r) for r in refs] for c, refs in self.pools.items()},
+        }
+        if self.targets is not None:
+            out["targets"] = {str(y): list(cs) for y, cs in self.targets.items()}
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "AugmentationPlan":
+        targets = obj.get("targets")
+        return cls(
+            kept=[int(i) for i in obj["kept"]],
+            positions=[[int(p) for p in ps] for ps in obj["positions"]],
+            pools={int(c): [(int(d), int(p)) for d, p in refs] for c, refs in obj["pools"].items()},
+            targets=None if targets is None else {int(y): [int(c) for c in cs] for y, cs in targets.items()},
+        )
+
+    def target_classes(self, label: int) -> list[int]:
+        """The classes a counterfactual of a class-``label`` document may take."""
+        if self.targets is not None:
+            return self.targets[label]
+        return [c for c in sorted(self.pools) if c != label]
+
+
+
 @dataclass(frozen=True)
 class SplitPools(Record):
     """The kept originals and rationale pools of one split (:func:`icda.counterfactual.build_plan`):
-    its statistics, the :class:`~icda.counterfactual.AugmentationPlan`, and the pool sentences'
+    its statistics, the :class:`AugmentationPlan`, and the pool sentences'
     text per class (for reading only)."""
 
     NESTED: ClassVar[tuple[str, ...]] = ("plan",)
     stats: dict
-    plan: Any  #: an icda.counterfactual.AugmentationPlan
+    plan: Any  #: an AugmentationPlan
     pool_sentences: dict
 
     @classmethod
     def _load_field(cls, name: str, value: Any) -> Any:
         if name != "plan":
             return value
-        from icda.counterfactual import AugmentationPlan
-
         if not isinstance(value, dict) or not {"kept", "positions", "pools"} <= value.keys():
             raise ValueError("field 'plan' is not an augmentation plan (keys kept, positions, pools)")
         _indices(value["kept"], "plan.kept")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from icda.io import read_yaml
+
 #: the schema, in the repository that holds this package
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -23,8 +25,6 @@ def section_defaults(section: str, path: str | Path = SCHEMA) -> dict[str, Any]:
             not valid YAML.
         KeyError: the schema has no such section.
     """
-    from icda.io import read_yaml
-
     schema = read_yaml(path, "run from the icda repository, whose workflow/schemas/ holds the schema")
     properties = schema["properties"][section].get("properties", {})
     return {key: spec["default"] for key, spec in properties.items() if "default" in spec}

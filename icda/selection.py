@@ -10,23 +10,20 @@ warm start wins only where the augmented dev loss ranks it first too: :func:`cho
 stops when the warm start wins with its best epoch the initial evaluation (epoch −1: training did
 not improve it), optionally when the chosen selector's rationales did not change (ΔA = 0), or at
 ``max_iters``. Across runs, the final ICDA dataset is the one of the run
-whose last choice has the lowest loss on the original dev set (:func:`write_final_dataset`).
+whose last choice has the lowest loss on the original dev set (:func:`original_dev_loss`;
+:func:`icda.steps.finalize.write_final_dataset`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from icda.errors import ConfigError
 from icda.records import HISTORY_FILE, PREDICTIONS_FILE, CandidateScore, Choice, Decision, History, Predictions
 from icda.settings import CANDIDATE_LOSSES, FINAL_CHOICES, IcdaSettings
-
-log = logging.getLogger(__name__)
 
 PENALTY = 1e10
 
@@ -185,33 +182,6 @@ def select_candidate(
                   chosen=chosen, candidates=rows, reason=reason)
 
 
-def select_iteration(
-    iteration: int,
-    candidates: Sequence[str | Path],
-    data_dir: str | Path,
-    warm_start: str | Path | None = None,
-    previous: str | Path | None = None,
-    candidate_loss: str = "augmented_dev",
-) -> Choice:
-    """:func:`select_candidate` on files: the labels come from the prepared ``train.jsonl`` and
-    ``dev.jsonl`` in ``data_dir``, the previous choice from its ``choice.json``.
-
-    Raises:
-        ConfigError: ``iteration >= 1`` without ``warm_start`` and ``previous``.
-        DataError: a file is missing or malformed.
-    """
-    from icda.data.document import read_documents
-
-    if iteration >= 1 and (warm_start is None or previous is None):
-        raise ConfigError("select: iterations >= 1 need --warm-start and --previous")
-    data_dir = Path(data_dir)
-    documents = {split: read_documents(data_dir / f"{split}.jsonl") for split in ("train", "dev")}
-    return select_candidate(iteration, candidates, [d.label for d in documents["train"]], warm_start,
-                            None if previous is None else Choice.read(previous),
-                            [d.label for d in documents["dev"]], candidate_loss,
-                            {split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
-
-
 @dataclass(frozen=True)
 class Signals:
     """What the stop rule and the final choice read of iteration ``iteration``, none of it ground
@@ -331,56 +301,3 @@ def original_dev_loss(choice: Choice, dev_labels: Sequence[int]) -> float:
         DataError: the chosen candidate's predictions.json is missing or malformed.
     """
     return cross_entropy(choice.predictions().dev.class_probabilities, dev_labels)
-
-
-def final_run(choices: Sequence[str | Path], dev_labels: Sequence[int]) -> tuple[int, list[float]]:
-    """Which run's ICDA output is kept: the index of the run whose final choice has the lowest
-    :func:`original_dev_loss` (the one yardstick every run shares), and every run's loss.
-
-    Args:
-        choices: each run's last-iteration ``choice.json``.
-        dev_labels: [D] labels of the original dev documents.
-
-    Raises:
-        DataError: a choice or its predictions is missing or malformed.
-    """
-    losses = [original_dev_loss(Choice.read(path), dev_labels) for path in choices]
-    return min(range(len(losses)), key=losses.__getitem__), losses
-
-
-def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str | Path], data_dir: str | Path,
-                        out: str | Path, model_out: str | Path | None = None,
-                        settings: str | Path | None = None) -> Path:
-    """Copy the augmented training set of the :func:`final_run` to ``out`` (atomically) and,
-    with ``model_out``, export the chosen selector of that run's ``choices[i]`` there
-    (:func:`icda.predict.export_model`: model.pt and model.json; ``settings``: the dataset's
-    settings.json, for a candidate without model.json).
-
-    ``augmented[i]`` and ``choices[i]`` belong to run i (the iteration its stop rule took as ICDA).
-
-    Returns:
-        the chosen ``augmented`` file.
-
-    Raises:
-        ValueError: the two lists differ in length.
-        DataError: a file is missing or malformed.
-    """
-    import shutil
-
-    from icda.data.document import read_documents
-    from icda.io import atomic_path
-
-    if len(augmented) != len(choices):
-        raise ValueError(f"{len(augmented)} augmented files but {len(choices)} choices: pass one of each per run")
-    labels = [d.label for d in read_documents(Path(data_dir) / "dev.jsonl")]
-    best, losses = final_run(choices, labels)
-    for path, loss in zip(choices, losses):
-        log.info("%s: original dev loss %.4f", path, loss)
-    if model_out is not None:
-        from icda.predict import export_model
-
-        export_model(choices[best], settings, model_out)
-    with atomic_path(out) as tmp:
-        shutil.copyfile(augmented[best], tmp)
-    log.info("final ICDA dataset: %s (original dev loss %.4f) -> %s", augmented[best], losses[best], out)
-    return Path(augmented[best])

@@ -139,9 +139,8 @@ class ModelSettings:
     pool_unselected: str = "linear"
 
     def validate(self, where: str = "model") -> None:
-        for name, allowed in (("objective", ("mmi", "comp")), ("positions", ("sinusoidal", "learned", "none")),
-                              ("classifier_input", ("sentence", "contextual")),
-                              ("pool_unselected", ("exclude", "zero", "linear"))):
+        for name, allowed in (("objective", OBJECTIVES), ("positions", POSITIONS),
+                              ("classifier_input", CLASSIFIER_INPUTS), ("pool_unselected", POOL_UNSELECTED)):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if self.d_model % self.heads:
@@ -217,7 +216,7 @@ class IcdaSettings:
     iteration ``final_choice`` takes; a departure, docs/sweep/stop_rule.md).
     ``counterfactual_classes``: {class y: [classes c ≠ y]}, the classes a counterfactual of a
     class-y document may take (one drawn uniformly); a class left out, or null, takes every other
-    class (:meth:`icda.counterfactual.AugmentationPlan.target_classes`).
+    class (:meth:`icda.records.AugmentationPlan.target_classes`).
     """
 
     pool_fraction: float = 0.10
@@ -265,7 +264,7 @@ class IcdaSettings:
             raise ConfigError(f"{where}.stop_patience must be >= 1 or null, got {self.stop_patience}")
         if not 0 < self.pool_fraction <= 1:
             raise ConfigError(f"{where}.pool_fraction must lie in (0, 1]")
-        if self.pool_base not in ("class", "kept"):
+        if self.pool_base not in POOL_BASES:
             raise ConfigError(f"{where}.pool_base={self.pool_base!r}: use 'class' or 'kept'")
         if self.candidate_loss not in CANDIDATE_LOSSES:
             raise ConfigError(f"{where}.candidate_loss={self.candidate_loss!r}: use one of {list(CANDIDATE_LOSSES)}")
@@ -337,3 +336,17 @@ class Settings:
             "device": self.device,
         }
 
+
+# Allowed values of the model and pool settings (:meth:`ModelSettings.validate`,
+# :meth:`IcdaSettings.validate`).
+#: ``model.objective``: maximum mutual information or comprehensiveness (:mod:`icda.train`)
+OBJECTIVES = ("mmi", "comp")
+#: ``model.positions``: the position encoding of the sentence vectors (:mod:`icda.model`)
+POSITIONS = ("sinusoidal", "learned", "none")
+#: ``model.classifier_input``: what the classifier reads of the selected sentences (:mod:`icda.model`)
+CLASSIFIER_INPUTS = ("sentence", "contextual")
+#: ``model.pool_unselected``: how unselected sentences enter the classifier's pooling (:mod:`icda.model`)
+POOL_UNSELECTED = ("exclude", "zero", "linear")
+#: ``icda.pool_base``: a class's pool is a share of its documents or of its kept ones
+#: (:func:`icda.counterfactual.build_plan`)
+POOL_BASES = ("class", "kept")

@@ -20,15 +20,17 @@ import torch.nn.functional as F
 
 from icda.degeneration import check_degeneration
 from icda.metrics import rationale_metrics
-from icda.model import PAD, RationaleNetwork
+from icda.model import RationaleNetwork
+from icda.records import PAD
 from icda.settings import TrainSettings
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class Predictions:
-    """Model outputs on D documents: ``logits`` [D, C], ``prob_positive`` [D] (P(y=1)),
+class ModelOutputs:
+    """A model's outputs on D documents, in memory (training writes them to predictions.json,
+    :class:`icda.records.Predictions`): ``logits`` [D, C], ``prob_positive`` [D] (P(y=1)),
     ``probabilities`` [D, C] (P(y=c)), ``positions`` (per document, its rationale's sentence indices: the nonzero entries of the
     model's ``selection`` mask), ``comp_logits`` [D, C] or None."""
 
@@ -70,7 +72,7 @@ def drop_sentences(ids: torch.Tensor, p: float, generator: torch.Generator) -> t
 
 
 @torch.no_grad()
-def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 512, device: str = "cpu") -> Predictions:
+def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 512, device: str = "cpu") -> ModelOutputs:
     """Run ``model`` in eval mode over ids [D, N]."""
     model.eval()
     logits, comp, positions = [], [], []
@@ -87,7 +89,7 @@ def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 512, d
     logits_t = torch.cat(logits) if logits else torch.zeros(0, 2)
     probabilities = torch.softmax(logits_t, dim=-1).numpy()
     prob = probabilities[:, 1] if len(logits_t) else np.zeros(0)
-    return Predictions(logits_t, prob, probabilities, positions, torch.cat(comp) if comp else None)
+    return ModelOutputs(logits_t, prob, probabilities, positions, torch.cat(comp) if comp else None)
 
 
 @dataclass

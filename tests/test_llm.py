@@ -432,8 +432,8 @@ def test_generate_rule_runs_only_for_llm_datasets(tmp_path):
     assert "rule generate:" not in dry_run("config/config.yaml")
 
 
-def test_workflow_helpers_for_llm_datasets():
-    from icda.workflow_helpers import generate_gpus, generated_responses
+def test_workflow_config_for_llm_datasets():
+    from icda.workflow_config import generate_gpus, generated_responses
 
     config = {"datasets": {
         "local": {"source": "llm", "llm": {"backend": {"type": "transformers", "model": "m"}}},

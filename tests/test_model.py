@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from icda.model import PAD, CachedSentences, RationaleNetwork, encode_real_slots, linear_max, masked_max, straight_through_top_k, zero_filled_max
+from icda.model import CachedSentences, RationaleNetwork, encode_real_slots, linear_max, masked_max, straight_through_top_k, zero_filled_max
+from icda.records import PAD
 from icda.settings import ModelSettings
 
 

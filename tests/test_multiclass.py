@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from icda.counterfactual import AugmentationPlan, augmented_documents, build_plan, draw_counterfactuals
+from icda.counterfactual import augmented_documents, build_plan, draw_counterfactuals
 from icda.data.datasets import prepare_dataset
 from icda.data.document import Document
 from icda.data.encoded import EncodedSplit, encode_split
@@ -18,10 +18,10 @@ from icda.data.synthetic import ASPECTS, LEVELS, sentence_bank, generate_synthet
 from icda.degeneration import check_degeneration
 from icda.errors import ConfigError, DataError, IcdaError
 from icda.metrics import rationale_metrics
-from icda.records import SplitPools, SplitPredictions
+from icda.records import AugmentationPlan, SplitPools, SplitPredictions
 from icda.selection import cross_entropy
 from icda.settings import IcdaSettings
-from icda.workflow_helpers import dataset_settings
+from icda.workflow_config import dataset_settings
 
 
 def _three_class_predictions():

@@ -1,10 +1,12 @@
-"""Packaging: every third-party import of the package is a declared dependency, and the conda
-environment lists the same dependencies as pyproject.toml."""
+"""Packaging: every third-party import of the package is a declared dependency, the conda
+environment lists the same dependencies as pyproject.toml, and the package keeps its layers (the
+import-linter contracts of pyproject.toml)."""
 
 from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
@@ -58,9 +60,20 @@ def test_conda_environment_lists_the_declared_dependencies():
     env = yaml.safe_load((REPO / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
     listed = {_name(r) for r in pip}
-    assert listed - {"pytest"} == _declared(), (
+    tests = {_name(r) for r in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+             ["optional-dependencies"]["test"]}
+    assert listed - tests == _declared(), (
         "environment.yml's pip list and pyproject.toml's dependencies differ: "
-        f"only in environment.yml {sorted(listed - {'pytest'} - _declared())}, "
+        f"only in environment.yml {sorted(listed - tests - _declared())}, "
         f"only in pyproject.toml {sorted(_declared() - listed)}")
     post_deploy = (REPO / "environment.post-deploy.sh").read_text()
     assert "pip install --no-deps -e ." in post_deploy  # the project itself
+
+
+def test_the_package_keeps_its_layers():
+    """``lint-imports``: the import-linter contracts of pyproject.toml hold (records and settings at
+    the bottom, the algorithm, the steps, the CLI and workflow configuration on top; the sentence
+    is in icda/__init__.py). Function-local imports count."""
+    code = "import sys\nfrom importlinter.cli import lint_imports\nsys.exit(lint_imports(no_cache=True))"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -34,7 +34,7 @@ def _docs(prefix: str, n: int, offset: int = 0) -> list[Document]:
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory, tiny_encoder_settings):
     """A prepared toy dataset and two frozen-mode candidates trained on it (tiny BERT vectors)."""
-    from icda.candidate import train_candidates
+    from icda.steps.train import train_candidates
     from icda.embed import embed_splits
     from icda.settings import ModelSettings, Settings, TrainSettings
 
@@ -139,7 +139,8 @@ def test_finalize_exports_the_selector_of_the_run_it_keeps(trained, tmp_path):
     """The exported icda_model is the chosen candidate of the run whose augmented set finalize
     keeps (the lower original dev loss), and predicts as that candidate does."""
     from icda.predict import predict_file
-    from icda.selection import original_dev_loss, select_iteration
+    from icda.selection import original_dev_loss
+    from icda.steps.select import select_iteration
 
     dev_labels = [json.loads(line)["label"] for line in (trained / "data/dev.jsonl").read_text().splitlines()]
     choices, augmented = [], []
@@ -173,7 +174,7 @@ def test_finalize_exports_the_selector_of_the_run_it_keeps(trained, tmp_path):
 def test_finetune_mode_predicts_with_the_fine_tuned_encoder(tmp_path, tiny_encoder_settings):
     """Finetune mode: the encoder weights come from model.pt, so predict reproduces the test
     predictions training recorded."""
-    from icda.candidate import train_candidate
+    from icda.steps.train import train_candidate
     from icda.predict import predict_file
     from icda.settings import Settings
 

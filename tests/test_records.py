@@ -7,10 +7,9 @@ import json
 
 import pytest
 
-from icda.counterfactual import AugmentationPlan
 from icda.errors import DataError
-from icda.records import (CandidateScore, Choice, Decision, Evaluation, History, Pools, Predictions, RunSummary,
-                          SplitPools, SplitPredictions)
+from icda.records import (AugmentationPlan, CandidateScore, Choice, Decision, Evaluation, History, Pools, Predictions,
+                          RunSummary, SplitPools, SplitPredictions)
 
 SCORE = CandidateScore(name="seed42", candidate_dir="r/iter1/seed42", warm_start=False, seed=42, dev_loss=0.3,
                        original_dev_loss=0.4, dev_accuracy=0.9, degenerate=False, best_epoch=2, delta_A=0.1,

@@ -301,7 +301,8 @@ def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_pat
 
 def test_original_dev_loss_and_the_final_run(tmp_path):
     from icda.data.document import Document, write_documents
-    from icda.selection import original_dev_loss, write_final_dataset
+    from icda.selection import original_dev_loss
+    from icda.steps.finalize import write_final_dataset
 
     dev = [Document(f"d{i}", y, ("s",)) for i, y in enumerate([1, 0])]
     write_documents(dev, tmp_path / "dev.jsonl")

@@ -116,7 +116,7 @@ def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encode
     """The paper's setting: gradients reach the token encoder; the saved model reloads exactly."""
     from icda.data.document import write_documents
     from icda.settings import Settings
-    from icda.workspace import open_workspace, save_model
+    from icda.loading import open_workspace, save_model
 
     splits = generate_synthetic(40, 16, 16, seed=1)
     for name, docs in splits.items():
@@ -145,7 +145,7 @@ def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encode
 
 
 def test_shuffle_sentences_permutes_real_sentences_and_keeps_padding_last():
-    from icda.model import PAD
+    from icda.records import PAD
     from icda.train import shuffle_sentences
 
     ids = torch.tensor([[5, 6, 7, 8, PAD, PAD], [1, 2, 3, 4, 9, 10], [11, PAD, PAD, PAD, PAD, PAD]])
@@ -162,7 +162,7 @@ def test_shuffle_sentences_permutes_real_sentences_and_keeps_padding_last():
 
 
 def test_drop_sentences_keeps_an_ordered_nonempty_subset_at_the_front():
-    from icda.model import PAD
+    from icda.records import PAD
     from icda.train import drop_sentences
 
     ids = torch.tensor([[5, 6, 7, 8, PAD, PAD], [1, 2, 3, 4, 9, 10], [11, PAD, PAD, PAD, PAD, PAD]])
@@ -181,7 +181,7 @@ def test_drop_sentences_keeps_an_ordered_nonempty_subset_at_the_front():
 
 
 def test_trimming_empty_columns_does_not_change_predictions():
-    from icda.model import PAD
+    from icda.records import PAD
     from icda.train import trim
 
     vectors, ids, labels = _toy()
@@ -209,7 +209,8 @@ def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_
     recorded them) is refused for test with the fix."""
     import dataclasses
 
-    from icda.candidate import evaluate_model, evaluate_predictions, train_candidate
+    from icda.steps.evaluate import evaluate_model, evaluate_predictions
+    from icda.steps.train import train_candidate
     from icda.data.document import write_documents
     from icda.errors import ConfigError
     from icda.settings import Settings
@@ -247,7 +248,7 @@ def test_an_iterations_candidates_trained_in_one_process_equal_separate_jobs(tmp
     import dataclasses
     import json
 
-    from icda.candidate import train_candidate, train_candidates
+    from icda.steps.train import train_candidate, train_candidates
     from icda.data.document import write_documents
     from icda.settings import Settings
 

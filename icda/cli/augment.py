@@ -19,7 +19,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.counterfactual import write_augmented
+    from icda.steps.augment import write_augmented
     from icda.settings import Settings
 
     settings = Settings.load(args.settings)

@@ -19,20 +19,9 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.records import Choice, Decision
-    from icda.selection import convergence
-    from icda.settings import Settings
+    from icda.steps.converge import converge
 
-    from icda.errors import ConfigError
-
-    icda = Settings.load(args.settings).icda
-    choice = Choice.read(args.choice)
-    if choice.iteration >= 1 and args.previous is None:
-        raise ConfigError(f"{args.choice} is iteration {choice.iteration}: the stop rule reads the run's history. "
-                          f"Fix: pass --previous <iteration {choice.iteration - 1}>/converge.json")
-    previous = None if args.previous is None else Decision.read(args.previous)
-    decision = convergence(choice, icda, previous)
-    decision.write(args.out)
+    decision = converge(args.choice, args.settings, args.previous, args.out)
     print(("STOP: " if decision.stop else "CONTINUE: ") + decision.reason)
     if decision.stop:
         print(f"ICDA is iteration {decision.final_iteration}: {decision.final_reason}")

@@ -38,13 +38,13 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.candidate import evaluate_model, evaluate_predictions
+    from icda.steps.evaluate import evaluate_model, evaluate_predictions
     from icda.records import EVAL_LABELS
 
     labels = {key: value for key in EVAL_LABELS if (value := getattr(args, key)) is not None}
     predictions = args.predictions
     if args.choice is not None:  # the chosen candidate's predictions, where training recorded this split
-        from icda.candidate import holds_split
+        from icda.steps.evaluate import holds_split
         from icda.records import PREDICTIONS_FILE, Choice
 
         chosen = Path(Choice.read(args.choice).chosen.candidate_dir) / PREDICTIONS_FILE

@@ -3,7 +3,7 @@
 Each run ends with its own augmented training set (the kept originals and counterfactuals of
 the iteration its stop rule took as ICDA). The one kept is from the run whose ICDA choice has the lowest
 cross-entropy on the *original* dev set, the one yardstick all runs share
-(:func:`icda.selection.write_final_dataset`). With ``--model-out`` the chosen selector of that
+(:func:`icda.steps.finalize.write_final_dataset`). With ``--model-out`` the chosen selector of that
 run's ICDA iteration is exported too (model.pt and model.json, for ``python -m icda predict``).
 """
 
@@ -28,7 +28,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.selection import write_final_dataset
+    from icda.steps.finalize import write_final_dataset
 
     best = write_final_dataset(args.augmented, args.choices, args.data_dir, args.out, args.model_out, args.settings)
     print(f"final ICDA dataset: {best} -> {args.out}")

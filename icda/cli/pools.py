@@ -18,7 +18,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.counterfactual import make_pools
+    from icda.steps.pools import make_pools
     from icda.settings import Settings
 
     settings = Settings.load(args.settings)

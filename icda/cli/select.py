@@ -25,7 +25,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.selection import select_iteration
+    from icda.steps.select import select_iteration
 
     choice = select_iteration(args.iteration, args.candidates, args.data_dir, args.warm_start, args.previous,
                               args.candidate_loss)

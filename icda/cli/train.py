@@ -43,7 +43,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.candidate import train_candidate, train_candidates
+    from icda.steps.train import train_candidate, train_candidates
 
     lambdas = args.comp_lambda or []
     if args.candidates and (args.objective or lambdas) and (args.objective != "comp" or len(lambdas) != len(args.candidates)):

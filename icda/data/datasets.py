@@ -19,6 +19,8 @@ from icda.data.readers import read_hotel_test, read_icda, read_jsonl
 from icda.data.spec import SPLITS, describe_missing, missing_files, validate_spec
 from icda.data.synthetic import generate_synthetic
 from icda.errors import DataError
+from icda.generate.postprocess import llm_splits
+from icda.generate.spec import parse_llm, responses_path
 from icda.io import write_json
 
 log = logging.getLogger(__name__)
@@ -101,9 +103,6 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         raw: dict[str, list[Document] | None] = dict(generate_synthetic(**kwargs))
         inputs = {split: f"synthetic({kwargs})" for split in SPLITS}
     elif spec["source"] == "llm":
-        from icda.generate.postprocess import llm_splits
-        from icda.generate.spec import parse_llm, responses_path
-
         responses = Path(responses) if responses is not None else responses_path(name)
         raw, generation = llm_splits(spec, parse_llm(name, spec["llm"]), responses)
         inputs = {split: str(responses) for split in SPLITS}

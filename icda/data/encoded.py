@@ -15,7 +15,7 @@ import torch
 
 from icda.data.document import Document
 from icda.errors import DataError
-from icda.model import PAD
+from icda.records import PAD
 
 
 @dataclass

@@ -19,7 +19,7 @@ in :data:`SPEC_DEFAULTS`:
 * ``classes``: the number C >= 2 of classes; labels are 0 … C−1 (a label outside them is an
   error naming the file and line), balancing keeps C equal classes, a synthetic dataset is
   generated with C classes, and the dataset's classifier has C outputs (``model.n_classes`` of
-  its settings, :func:`icda.workflow_helpers.dataset_settings`).
+  its settings, :func:`icda.workflow_config.dataset_settings`).
 * ``url`` (base URL: a file is fetched from ``url + relative path``; ``http://`` or ``https://``,
   or ``file://`` (a local mirror) only with ``allow_file_url: true``), ``public``, ``how_to_get``
   (shown when files are missing), ``md5`` (``{relative path: md5 hex digest}``: the known
@@ -40,6 +40,7 @@ from typing import Any
 
 from icda.data.synthetic import generate_synthetic
 from icda.errors import ConfigError
+from icda.generate.spec import parse_llm
 
 SPLITS = ("train", "dev", "test")
 
@@ -163,8 +164,6 @@ def validate_spec(name: str, spec: dict) -> dict:
     if out["source"] != "llm" and out["llm"]:
         raise fail("llm", f"is set for a dataset with source: {out['source']}", "remove it (or set source: llm)")
     if out["source"] == "llm":
-        from icda.generate.spec import parse_llm
-
         parse_llm(name, out["llm"])
         for key in ("train", "dev", "test", "dev_fraction"):
             if out[key] is not None:

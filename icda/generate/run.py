@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
+from icda.data.spec import validate_spec
 from icda.errors import DataError
 from icda.generate.records import (Request, Response, ResponseCache, request_key, request_seed,
                                    write_responses)
@@ -92,8 +93,6 @@ def generate(name: str, spec: dict, out: str | Path | None = None, backend=None,
         DataError: some requests still have no answer after every retry (their attempts are in
             the cache; rerunning asks only for them).
     """
-    from icda.data.spec import validate_spec
-
     spec = validate_spec(name, spec)
     if spec["source"] != "llm":
         raise DataError(f"datasets.{name}", None, f"source is {spec['source']!r}, not 'llm'",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from icda.errors import ConfigError, DataError
 from icda.io import read_json_file, read_yaml
+from icda.schema import section_defaults
 
 
 def _check_groups(groups: object, where: str) -> dict[str, list[str]]:
@@ -35,8 +36,6 @@ def load_groups(groups_path: Path | None = None, config_path: Path | None = None
         groups = (config.get("report") or {}).get("groups") if isinstance(config, dict) else None
         if groups is not None:
             return _check_groups(groups, f"{config_path}: report.groups")
-    from icda.schema import section_defaults
-
     return section_defaults("report")["groups"]
 
 

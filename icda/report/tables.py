@@ -23,7 +23,7 @@ import pandas as pd
 
 from icda.errors import DataError, rebuild_fix
 from icda.io import atomic_path, atomic_write
-from icda.records import Evaluation
+from icda.records import Evaluation, RunSummary
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +76,6 @@ def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, i
     Raises:
         DataError: a file is missing or malformed.
     """
-    from icda.records import RunSummary
-
     out = {}
     for path in summaries or []:
         summary = RunSummary.read(path)

@@ -33,6 +33,7 @@ from icda.errors import DataError
 from icda.io import atomic_write
 from icda.records import Evaluation
 from icda.report.tables import icda_iterations, read_evaluation
+from icda.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -220,8 +221,6 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
         DataError: an input file is missing or malformed.
     """
     if max_sentences is None and settings is not None:
-        from icda.settings import Settings
-
         max_sentences = Settings.load(settings).encoder.max_sentences
     documents = read_documents(test_path)
     taken = {run: k for (_, run), k in icda_iterations(summaries).items()}

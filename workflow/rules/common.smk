@@ -1,16 +1,16 @@
-# Shared values, path patterns and input functions. Decisions live in icda/workflow_helpers.py.
+# Shared values, path patterns and input functions. Decisions live in icda/workflow_config.py.
 import os
 import shlex
 
-from icda import workflow_helpers
+from icda import workflow_config
 from icda.records import Decision
 
 # Without network, public datasets whose files would be downloaded are left out (and listed at
 # the end and in summary.md): the main process probes once, its jobs read its answer.
-UNREACHABLE = workflow_helpers.unreachable_downloads_once(config, workflow.is_main_process)
-AVAILABLE, UNAVAILABLE = workflow_helpers.availability(config, UNREACHABLE)
-workflow_helpers.check_settings(config, AVAILABLE)
-RUNS = workflow_helpers.run_numbers(config)
+UNREACHABLE = workflow_config.unreachable_downloads_once(config, workflow.is_main_process)
+AVAILABLE, UNAVAILABLE = workflow_config.availability(config, UNREACHABLE)
+workflow_config.check_settings(config, AVAILABLE)
+RUNS = workflow_config.run_numbers(config)
 
 # Path patterns: every rule and input function builds its paths from these.
 DATASET = "results/{dataset}"
@@ -45,7 +45,7 @@ def get_out_dir(wildcards, output):
 
 def get_embeddings(wildcards):
     """Frozen mode trains on the dataset's sentence-embedding cache; finetune mode needs none."""
-    if workflow_helpers.finetune(config, wildcards.dataset):
+    if workflow_config.finetune(config, wildcards.dataset):
         return []
     return f"results/{wildcards.dataset}/embeddings.pt"
 
@@ -55,14 +55,14 @@ def get_embeddings_arg(wildcards, input):
 
 
 def get_gpus(wildcards):
-    return workflow_helpers.gpus(config, wildcards.dataset)
+    return workflow_config.gpus(config, wildcards.dataset)
 
 
 def last_iteration(dataset, run):
     """Walk the converge checkpoints of one run: the first iteration whose decision is to stop
     (bounded by the dataset's icda.max_iters; an unfinished checkpoint makes Snakemake schedule
     it first)."""
-    bound = workflow_helpers.max_iters(config, dataset)
+    bound = workflow_config.max_iters(config, dataset)
     for k in range(bound + 1):
         if Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=k).output[0]).stop:
             return k
@@ -131,7 +131,7 @@ def get_final_iterations(wildcards):
 def comp_candidates(wildcards):
     """{folder of each COMP candidate of one run: (λ, seed)}, in grid order."""
     return {COMP_CANDIDATE.format(dataset=wildcards.dataset, run=wildcards.run, **point): (point["lam"], point["seed"])
-            for point in workflow_helpers.comp_grid(config, wildcards.run)}
+            for point in workflow_config.comp_grid(config, wildcards.run)}
 
 
 def get_comp_train_args(wildcards, input):
@@ -162,8 +162,8 @@ def get_candidates(wc):
 def get_prepare_files(wildcards):
     """What ``prepare`` of a dataset reads besides its spec: its data files (a change reruns it)
     and, for a ``source: llm`` dataset, the responses ``generate`` writes."""
-    return {"responses": workflow_helpers.generated_responses(config, wildcards.dataset),
-            "files": workflow_helpers.data_files(config, wildcards.dataset)}
+    return {"responses": workflow_config.generated_responses(config, wildcards.dataset),
+            "files": workflow_config.data_files(config, wildcards.dataset)}
 
 
 # --- training and selection inputs ---
@@ -186,9 +186,9 @@ def get_train_inputs(wc):
 
 
 def get_train_args(wc, input):
-    """The iteration's candidates as NAME=SEED (``workflow_helpers.candidate_seeds``), and from
+    """The iteration's candidates as NAME=SEED (``workflow_config.candidate_seeds``), and from
     iteration 1 on the augmented data and the warm start's initial weights."""
-    seeds = workflow_helpers.candidate_seeds(config, wc.run, wc.k)
+    seeds = workflow_config.candidate_seeds(config, wc.run, wc.k)
     args = [get_embeddings_arg(wc, input), "--candidates", *(f"{name}={seed}" for name, seed in seeds.items())]
     if input.get("pools"):
         args.append(f"--pools {shlex.quote(input.pools)} --augmented-dev {shlex.quote(input.augmented_dev)}")
@@ -218,7 +218,7 @@ def get_select_inputs(wc):
 def get_select_args(wc, input):
     """The fresh candidates' folders and, from iteration 1 on, the warm start's and the previous
     choice."""
-    names = workflow_helpers.candidates(config, wc.run, wc.k)
+    names = workflow_config.candidates(config, wc.run, wc.k)
     folder = lambda name: shlex.quote(os.path.join(input.candidates, name))
     args = "--candidates " + " ".join(folder(name) for name in names if name != "warm")
     if input.get("previous"):
@@ -227,7 +227,7 @@ def get_select_args(wc, input):
 
 
 def get_candidate_loss(wc):
-    return workflow_helpers.dataset_settings(config, wc.dataset)["icda"]["candidate_loss"]
+    return workflow_config.dataset_settings(config, wc.dataset)["icda"]["candidate_loss"]
 
 
 # --- the theory figures (theory.smk) ---
@@ -248,7 +248,7 @@ def get_theory_args(wildcards):
 
 def get_sweep_embeddings(wc):
     """The dataset's cache, or the point's own when the point changes the encoder."""
-    if get_embeddings(wc) and workflow_helpers.sweep_changes_encoder(config, wc.point):
+    if get_embeddings(wc) and workflow_config.sweep_changes_encoder(config, wc.point):
         return f"results/sweep/{wc.point}/{wc.dataset}/embeddings.pt"
     return get_embeddings(wc)
 
@@ -258,6 +258,6 @@ def get_sweep_files(name):
     the datasets are checked only when the sweep is requested."""
     return lambda wildcards: expand(
         f"results/sweep/{{point}}/{{dataset}}/seed{{seed}}/{name}",
-        point=config["sweep"]["points"], dataset=workflow_helpers.sweep_datasets(config, AVAILABLE),
+        point=config["sweep"]["points"], dataset=workflow_config.sweep_datasets(config, AVAILABLE),
         seed=config["sweep"]["seeds"],
     )

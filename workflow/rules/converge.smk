@@ -26,6 +26,6 @@ rule run_summary:
         "results/logs/{dataset}/run{run}/summary.log",
     localrule: True
     run:
-        workflow_helpers.write_run_summary(
+        workflow_config.write_run_summary(
             wildcards.dataset, wildcards.run, input.decisions, input.evaluations, output[0], log[0]
         )

@@ -1,8 +1,8 @@
-"""icda.workflow_helpers: which datasets run, what is reported missing, settings and candidates."""
+"""icda.workflow_config: which datasets run, what is reported missing, settings and candidates."""
 
 import pytest
 
-from icda import workflow_helpers as helpers
+from icda import workflow_config
 from icda.errors import ConfigError
 
 
@@ -32,10 +32,10 @@ def _config(tmp_path):
 def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
     config = _config(tmp_path)
     missing = [str(tmp_path / "absent" / split) for split in ("train", "dev", "test")]
-    assert helpers.downloads(config) == {"absent": missing}
-    present, absent = helpers.availability(config)
+    assert workflow_config.downloads(config) == {"absent": missing}
+    present, absent = workflow_config.availability(config)
     assert present == ["present", "absent", "synthetic"] and absent == {}
-    present, absent = helpers.availability(config | {"download": False})
+    present, absent = workflow_config.availability(config | {"download": False})
     assert present == ["present", "synthetic"]
     assert list(absent) == ["absent"]
     assert "absent/train" in absent["absent"] and "download" in absent["absent"]
@@ -64,16 +64,16 @@ def test_a_dataset_whose_server_cannot_be_reached_is_listed_with_its_urls_and_pa
 def test_only_the_download_spec_has_the_checksums(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["md5"] = {"absent/train": "0" * 32}
-    assert "md5" not in helpers.dataset_spec(config, "absent")  # a new checksum reruns no prepare
-    assert helpers.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
+    assert "md5" not in workflow_config.dataset_spec(config, "absent")  # a new checksum reruns no prepare
+    assert workflow_config.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
 
 
 def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["public"] = False
     config["datasets"]["nourl"] = {"train": "n/train", "dev": "n/dev", "test": "n/test"}
-    assert helpers.downloads(config) == {}
-    present, absent = helpers.availability(config)
+    assert workflow_config.downloads(config) == {}
+    present, absent = workflow_config.availability(config)
     assert present == ["present", "synthetic"] and list(absent) == ["absent", "nourl"]
     assert "not public" in absent["absent"]
 
@@ -81,33 +81,33 @@ def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
 def test_run_datasets_must_name_configured_datasets(tmp_path):
     config = _config(tmp_path) | {"run_datasets": ["present", "nope"]}
     with pytest.raises(ConfigError, match="nope"):
-        helpers.selected_datasets(config)
+        workflow_config.selected_datasets(config)
 
 
 def test_overrides_merge_into_one_section_only(tmp_path):
-    settings = helpers.dataset_settings(_config(tmp_path), "present")
+    settings = workflow_config.dataset_settings(_config(tmp_path), "present")
     assert settings["train"] == {"lr": 0.01, "max_epochs": 20}
-    assert helpers.dataset_settings(_config(tmp_path), "synthetic")["train"]["lr"] == 0.001
+    assert workflow_config.dataset_settings(_config(tmp_path), "synthetic")["train"]["lr"] == 0.001
 
 
 def test_candidates_and_comp_grid(tmp_path):
     config = _config(tmp_path)
-    assert helpers.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
-    assert helpers.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
-    assert helpers.candidate_seeds(config, 1, 1) == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
-    assert helpers.comp_grid(config, 1) == [
+    assert workflow_config.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
+    assert workflow_config.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
+    assert workflow_config.candidate_seeds(config, 1, 1) == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
+    assert workflow_config.comp_grid(config, 1) == [
         {"lam": 0.5, "seed": 42}, {"lam": 0.5, "seed": 43}, {"lam": 1.0, "seed": 42}, {"lam": 1.0, "seed": 43}]
     with pytest.raises(ConfigError, match="run 3"):
-        helpers.run_seeds(config, 3)
+        workflow_config.run_seeds(config, 3)
 
 
 def test_gpu_requested_when_finetuning_or_device_is_cuda(tmp_path):
     config = _config(tmp_path)
-    assert helpers.gpus(config, "present") == 0  # frozen encoder, device auto
+    assert workflow_config.gpus(config, "present") == 0  # frozen encoder, device auto
     config["overrides"]["present"]["model"] = {"finetune": True}
-    assert helpers.gpus(config, "present") == 1
-    assert helpers.gpus(config | {"device": "cuda"}, "synthetic") == 1
-    assert helpers.gpus(config | {"device": "cpu"}, "synthetic") == 0
+    assert workflow_config.gpus(config, "present") == 1
+    assert workflow_config.gpus(config | {"device": "cuda"}, "synthetic") == 1
+    assert workflow_config.gpus(config | {"device": "cpu"}, "synthetic") == 0
 
 
 def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
@@ -125,8 +125,8 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     config = _config(tmp_path)
     config["overrides"]["present"] = {"icda": {"max_iters": 1, "pool_fraction": 0.5, "pool_base": "class", "dev_seed": 7},
                                       "encoder": {"max_sentences": 3}}
-    settings = helpers.dataset_settings(config, "present")
-    assert helpers.max_iters(config, "present") == 1 and helpers.max_iters(config, "synthetic") == 10
+    settings = workflow_config.dataset_settings(config, "present")
+    assert workflow_config.max_iters(config, "present") == 1 and workflow_config.max_iters(config, "synthetic") == 10
     settings_path = tmp_path / "settings.json"
     settings_path.write_text(json.dumps(settings))
     assert Settings.load(settings_path).icda.pool_fraction == 0.5

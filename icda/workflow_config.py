@@ -1,4 +1,7 @@
-"""Helpers the Snakefile calls: which datasets run, per-dataset settings, seeds and candidates.
+"""The workflow's configuration as the Snakefile reads it (``config/config.yaml``): checked against
+its schema, turned into which datasets and runs there are, each dataset's spec and settings, the
+seeds and candidates of an iteration, the GPUs a job asks for and the sweep's points; and the two
+files the workflow writes itself (a rule's params, a run's summary.json).
 
 Kept here (not in the .smk files) so that the workflow's decisions are plain, tested Python.
 """
@@ -18,6 +21,10 @@ from icda.data.spec import (
     validate_spec,
 )
 from icda.errors import ConfigError, DataError
+from icda.generate.spec import responses_path
+from icda.io import ALIAS_FIX, MAX_YAML_VALUES, expanded_size, read_yaml, write_json
+from icda.records import Decision, Evaluation, RunSummary
+from icda.settings import Settings
 
 SETTINGS_SECTIONS = ("encoder", "model", "train", "icda")
 #: schema checks whose message gets the failing key's description (what the value must be, in words)
@@ -49,8 +56,6 @@ def check_config(config: dict, schema_path: str | Path, config_files: Sequence[s
             for a value out of range or of the wrong form, what it must be), and the fix.
     """
     import jsonschema
-
-    from icda.io import ALIAS_FIX, MAX_YAML_VALUES, expanded_size, read_yaml
 
     if expanded_size(config) > MAX_YAML_VALUES:
         for path in config_files:
@@ -239,8 +244,6 @@ def generated_responses(config: dict, name: str) -> list[str]:
     ``generate`` writes, for a ``source: llm`` dataset; nothing for any other."""
     if config["datasets"][name].get("source") != "llm":
         return []
-    from icda.generate.spec import responses_path
-
     return [str(responses_path(name))]
 
 
@@ -285,8 +288,6 @@ def check_settings(config: dict, datasets: list[str]) -> None:
             dataset's ``min_sentences`` (prepare keeps train/dev documents that short, in which
             every sentence would be selected).
     """
-    from icda.settings import Settings
-
     unknown = [name for name in config.get("overrides") or {} if name not in config["datasets"]]
     if unknown:
         raise ConfigError(f"overrides.{unknown[0]}: there is no dataset {unknown[0]!r} under `datasets` "
@@ -363,8 +364,6 @@ def _log(path: str, text: str) -> None:
 
 def write_params(value: Any, out: str, log: str) -> None:
     """Write a rule's params as JSON (settings, dataset spec) and note it in the rule's log."""
-    from icda.io import write_json
-
     write_json(value, out)
     _log(log, f"wrote {out}")
 
@@ -373,8 +372,6 @@ def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations:
     """One run's iteration record (:class:`icda.records.RunSummary`): per iteration the stop
     decision and the test precision (overall and per gold class), and the iteration taken as
     ICDA (the last decision's ``final_iteration``)."""
-    from icda.records import Decision, Evaluation, RunSummary
-
     iterations = []
     for k, (decision, evaluation) in enumerate(zip(decisions, evaluations)):
         d, e = Decision.read(decision), Evaluation.read(evaluation)

@@ -1,8 +1,7 @@
-"""One model of the workflow, on files: train a candidate, evaluate a model.
-
-:func:`train_candidate` is ``python -m icda train`` (MMI, COMP, or an ICDA candidate trained on
-an iteration's augmented data, paper "Implementation" and Algorithm 2); :func:`evaluate_model` is
-``python -m icda evaluate`` (rationale precision, paper "Experiments").
+"""The train step, ``python -m icda train``: a prepared dataset and its sentence vectors (and, for
+an ICDA candidate, the iteration's pools.json and augmented dev set) in; one model's model.pt,
+model.json, predictions.json and history.json out (MMI, COMP, or an ICDA candidate trained on an
+iteration's augmented data, paper "Implementation" and Algorithm 2).
 """
 
 from __future__ import annotations
@@ -16,8 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from icda.records import HISTORY_FILE, MODEL_FILE, PREDICTIONS_FILE, Choice, Evaluation, History, Pools, Predictions
+from icda.counterfactual import augmented_tensors
+from icda.data.document import read_documents
+from icda.loading import Workspace, load_weights, open_workspace, save_model
+from icda.predict import write_model_card
+from icda.records import HISTORY_FILE, MODEL_FILE, PREDICTIONS_FILE, Choice, History, Pools, Predictions
 from icda.settings import Settings
+from icda.train import predict, train_model
 
 log = logging.getLogger("icda.train")
 
@@ -142,14 +146,12 @@ class _TrainingData:
 
 
 def _load(settings: Settings, data_dir: str | Path, embeddings: str | Path | None, pools: str | Path | None,
-          augmented_dev: str | Path | None) -> tuple[Any, _TrainingData, float]:
+          augmented_dev: str | Path | None) -> tuple[Workspace, _TrainingData, float]:
     """(the workspace, its :class:`_TrainingData`, the CPU seconds loading them took).
 
     Raises:
         ValueError: ``pools`` without ``augmented_dev`` or the reverse.
     """
-    from icda.workspace import open_workspace
-
     if (pools is None) != (augmented_dev is None):
         raise ValueError("train on augmented data needs both pools and augmented_dev")
     start = time.process_time()
@@ -157,9 +159,7 @@ def _load(settings: Settings, data_dir: str | Path, embeddings: str | Path | Non
     return ws, _training_data(ws, pools, augmented_dev), time.process_time() - start
 
 
-def _training_data(ws, pools: str | Path | None, augmented_dev: str | Path | None) -> _TrainingData:
-    from icda.data.document import read_documents
-
+def _training_data(ws: Workspace, pools: str | Path | None, augmented_dev: str | Path | None) -> _TrainingData:
     train, dev, test = ws.split("train"), ws.split("dev"), ws.split("test")
     if pools is not None:
         aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
@@ -171,16 +171,11 @@ def _training_data(ws, pools: str | Path | None, augmented_dev: str | Path | Non
                          None if all(r is None for r in rationale) else rationale)
 
 
-def _train(ws, settings: Settings, seed: int, out_dir: str | Path, init: str | Path | None, data: _TrainingData,
+def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, init: str | Path | None, data: _TrainingData,
            load_cpu: float) -> History:
     """Train one candidate on a loaded workspace and write its files (:func:`train_candidate`);
     ``settings``: the workspace's, or with another objective (COMP); ``load_cpu``: CPU seconds
     the job spent loading ``ws`` and ``data``, recorded in its history."""
-    from icda.counterfactual import augmented_tensors
-    from icda.predict import write_model_card
-    from icda.train import predict, train_model
-    from icda.workspace import load_weights, save_model
-
     train, plan = data.train, data.plan
     model = ws.network(seed, settings.model)
     if init is not None:
@@ -222,92 +217,3 @@ def _train(ws, settings: Settings, seed: int, out_dir: str | Path, init: str | P
     log.info("best epoch %d, dev loss %.4f, dev accuracy %.3f%s", result.best_epoch, result.dev_loss,
              result.dev_accuracy, " (DEGENERATE)" if result.degenerate else "")
     return history
-
-
-def evaluate_model(
-    settings: Settings,
-    data_dir: str | Path,
-    embeddings: str | Path | None,
-    model: str | Path | None = None,
-    choice: str | Path | None = None,
-    split: str = "test",
-    labels: dict | None = None,
-) -> Evaluation:
-    """Rationale precision, recall, F1, accuracy and the position histogram of a model on one
-    split (:func:`icda.metrics.rationale_metrics`), with each document's id, rationale positions
-    and predicted class (split order).
-
-    Args:
-        model: a model.pt; or ``choice``: a choice.json whose chosen model is evaluated.
-        split: ``"train"``, ``"dev"`` or ``"test"``.
-        labels: what the evaluation is (keys of :data:`icda.records.EVAL_LABELS`: dataset, run,
-            iteration (None: COMP), point, seed).
-
-    Raises:
-        ValueError: neither or both of ``model`` and ``choice``.
-        DataError: an input file is missing or malformed.
-    """
-    from icda.train import predict
-    from icda.workspace import open_workspace
-
-    if (model is None) == (choice is None):
-        raise ValueError("evaluate needs exactly one of model and choice")
-    model_path = Path(model) if model is not None else Choice.read(choice).model_path
-    ws = open_workspace(settings, data_dir, embeddings)
-    network = ws.load_model(model_path)
-    encoded = ws.split(split)
-    pred = predict(network, encoded.ids, device=ws.device)
-    return _evaluation(encoded.documents, pred.positions, pred.predicted.tolist(), encoded.n_sentences.tolist(),
-                       model_path, split, labels, settings.model.n_classes)
-
-
-def evaluate_predictions(
-    settings: Settings, data_dir: str | Path, predictions: str | Path, split: str = "dev", labels: dict | None = None,
-) -> Evaluation:
-    """:func:`evaluate_model` from the ``predictions.json`` that training wrote (P(y=1) and
-    positions on the train, dev and test splits, from the chosen epoch's model): no model is
-    loaded, so torch is not imported. The positions, hence precision, recall and F1, are the
-    model's; the predicted class is P(y=1) > 0.5 (C > 2: the most probable class), the model's
-    argmax up to the 6-decimal rounding of the file (a document with P(y=1) within 5e-7 of 0.5
-    may count differently in accuracy).
-
-    Raises:
-        ConfigError: the file holds no predictions on ``split`` (test: written before training
-            recorded them; evaluate its model.pt instead).
-        DataError: the file or the prepared split is missing or malformed, they differ in length,
-            or a position lies outside the first ``max_sentences`` sentences of its document.
-    """
-    from icda.data.document import read_documents
-    from icda.errors import ConfigError
-
-    docs = read_documents(Path(data_dir) / f"{split}.jsonl")
-    max_sentences = settings.encoder.max_sentences
-    n_sentences = [min(max_sentences, len(d.sentences)) for d in docs]
-    pred = getattr(Predictions.read(predictions, {split: n_sentences}), split)
-    if pred is None:
-        raise ConfigError(f"{predictions} holds no predictions on {split} (written before training recorded "
-                          "them): evaluate its model.pt (--model) instead")
-    return _evaluation(docs, pred.positions, pred.predicted(), n_sentences,
-                       Path(predictions).with_name(MODEL_FILE), split, labels, settings.model.n_classes)
-
-
-def holds_split(predictions: str | Path, split: str) -> bool:
-    """Whether a ``predictions.json`` holds predictions on ``split``.
-
-    Raises:
-        DataError: the file is missing or malformed.
-    """
-    return getattr(Predictions.read(predictions), split, None) is not None
-
-
-def _evaluation(docs, positions, predicted, n_sentences, model_path: Path, split: str, labels: dict | None,
-                n_classes: int) -> Evaluation:
-    from icda.metrics import rationale_metrics
-
-    metrics = rationale_metrics(positions, [d.rationale for d in docs], n_sentences, [d.label for d in docs],
-                                predicted, n_classes)
-    return Evaluation.from_json((labels or {}) | metrics | {
-        "model": str(model_path), "split": split,
-        # per document, in split order: what the rationale viewer (icda/report/viewer.py) highlights
-        "documents": {"ids": [d.id for d in docs], "positions": positions, "predicted": predicted},
-    })

@@ -1,4 +1,7 @@
-"""Wiring for the commands: settings + prepared data + sentence vectors → network and tensors."""
+"""What the train, evaluate and predict steps load: a dataset's settings, prepared splits and
+sentence vectors as a :class:`Workspace` (documents → sentence-id tensors, and the network built
+on those vectors), and the model files (model.pt: :func:`save_model`, :func:`read_saved_model`,
+:func:`load_weights`)."""
 
 from __future__ import annotations
 
@@ -9,14 +12,15 @@ from typing import Callable
 
 import torch
 
-from icda.data.spec import SPLITS
 from icda.data.document import Document, read_documents
-from icda.encoder import resolve_device
+from icda.data.encoded import EncodedSplit, encode_split
+from icda.data.spec import SPLITS
+from icda.embed import EmbeddingCache
+from icda.encoder import SentenceEncoder, load_tokenizer, resolve_device, tokenize_sentences
 from icda.errors import DataError, rebuild_fix
 from icda.io import save_torch
 from icda.model import CachedSentences, EncodedSentences, RationaleNetwork
 from icda.settings import ModelSettings, Settings
-from icda.data.encoded import EncodedSplit, encode_split
 
 
 @dataclass
@@ -43,7 +47,7 @@ class Workspace:
     def load_model(self, path: str | Path) -> RationaleNetwork:
         """The network saved at ``path`` by :func:`save_model`, built with its own model settings
         (so a COMP model gets its complement head)."""
-        saved = _load(path)
+        saved = read_saved_model(path)
         model = self.network(0, ModelSettings(**saved["model"]))
         _fit(model, saved, path)
         return model
@@ -73,8 +77,6 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
         check_k(settings, documents[split], data_dir / f"{split}.jsonl")
     device = resolve_device(settings.device)
     if not settings.model.finetune:
-        from icda.embed import EmbeddingCache
-
         if embeddings is None:
             raise DataError(data_dir, None, "frozen mode needs the embedding cache", "pass --embeddings (from `python -m icda embed`)")
         cache = EmbeddingCache.load(embeddings)
@@ -97,8 +99,6 @@ def encoded_workspace(settings: Settings, data_dir: Path, documents: dict[str, l
                       device: str) -> Workspace:
     """Finetune mode's workspace: the first ``encoder.max_sentences`` sentences of every document
     tokenised for a trainable token encoder (:class:`~icda.model.EncodedSentences`)."""
-    from icda.encoder import SentenceEncoder, load_tokenizer, tokenize_sentences
-
     table: dict[str, int] = {}
     for docs in documents.values():
         for doc in docs:
@@ -140,7 +140,7 @@ def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | Non
                 "model": dataclasses.asdict(model.settings)}, path)
 
 
-def _load(path: str | Path) -> dict:
+def read_saved_model(path: str | Path) -> dict:
     """The dict saved by :func:`save_model`.
 
     Raises:
@@ -165,7 +165,7 @@ def load_weights(model: RationaleNetwork, path: str | Path) -> None:
     Raises:
         DataError: the file is missing, corrupt, or was saved from a network of another shape.
     """
-    _fit(model, _load(path), path)
+    _fit(model, read_saved_model(path), path)
 
 
 def _fit(model: RationaleNetwork, saved: dict, path: str | Path) -> None:

@@ -1,0 +1,66 @@
+"""The finalize step, ``python -m icda finalize``: each run's ICDA choice.json and augmented
+training set in; the dataset's ICDA output out: the augmented training set of the run whose
+choice has the lowest loss on the original dev set and, with ``model_out``, that run's selector
+(model.pt and model.json, :func:`icda.predict.export_model`).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+from typing import Sequence
+
+from icda.data.document import read_documents
+from icda.io import atomic_path
+from icda.predict import export_model
+from icda.records import Choice
+from icda.selection import original_dev_loss
+
+log = logging.getLogger(__name__)
+
+
+def final_run(choices: Sequence[str | Path], dev_labels: Sequence[int]) -> tuple[int, list[float]]:
+    """Which run's ICDA output is kept: the index of the run whose final choice has the lowest
+    :func:`~icda.selection.original_dev_loss` (the one yardstick every run shares), and every run's loss.
+
+    Args:
+        choices: each run's last-iteration ``choice.json``.
+        dev_labels: [D] labels of the original dev documents.
+
+    Raises:
+        DataError: a choice or its predictions is missing or malformed.
+    """
+    losses = [original_dev_loss(Choice.read(path), dev_labels) for path in choices]
+    return min(range(len(losses)), key=losses.__getitem__), losses
+
+
+def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str | Path], data_dir: str | Path,
+                        out: str | Path, model_out: str | Path | None = None,
+                        settings: str | Path | None = None) -> Path:
+    """Copy the augmented training set of the :func:`final_run` to ``out`` (atomically) and,
+    with ``model_out``, export the chosen selector of that run's ``choices[i]`` there
+    (:func:`icda.predict.export_model`: model.pt and model.json; ``settings``: the dataset's
+    settings.json, for a candidate without model.json).
+
+    ``augmented[i]`` and ``choices[i]`` belong to run i (the iteration its stop rule took as ICDA).
+
+    Returns:
+        the chosen ``augmented`` file.
+
+    Raises:
+        ValueError: the two lists differ in length.
+        DataError: a file is missing or malformed.
+    """
+    if len(augmented) != len(choices):
+        raise ValueError(f"{len(augmented)} augmented files but {len(choices)} choices: pass one of each per run")
+    labels = [d.label for d in read_documents(Path(data_dir) / "dev.jsonl")]
+    best, losses = final_run(choices, labels)
+    for path, loss in zip(choices, losses):
+        log.info("%s: original dev loss %.4f", path, loss)
+    if model_out is not None:
+        export_model(choices[best], settings, model_out)
+    with atomic_path(out) as tmp:
+        shutil.copyfile(augmented[best], tmp)
+    log.info("final ICDA dataset: %s (original dev loss %.4f) -> %s", augmented[best], losses[best], out)
+    return Path(augmented[best])

@@ -1,0 +1,41 @@
+"""The pools step, ``python -m icda pools``: an iteration's choice.json (the chosen candidate's
+predictions.json) and the prepared train and dev splits in; pools.json out, the kept originals
+and rationale pools of each split (:func:`icda.counterfactual.build_plan`).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from icda.counterfactual import build_plan
+from icda.data.document import read_documents
+from icda.records import Choice, Pools, SplitPools
+
+log = logging.getLogger(__name__)
+
+
+def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
+               targets: dict[int, list[int]] | None = None) -> Pools:
+    """The pools step on files: :func:`~icda.counterfactual.build_plan` of the original train and dev splits (in
+    ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
+    plans' :attr:`~icda.records.AugmentationPlan.targets`).
+
+    Raises:
+        DataError: a file is missing or malformed (among others, a prediction whose document count
+            differs from the prepared split's, or a position outside its document).
+        IcdaError: a class has no correctly predicted document.
+    """
+    chosen = Choice.read(choice)
+    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
+    predictions = chosen.predictions({split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
+    splits = {}
+    for split, docs in documents.items():
+        predicted = getattr(predictions, split)
+        plan, stats = build_plan([d.label for d in docs], predicted.class_probabilities, predicted.positions,
+                                 pool_fraction, pool_base, targets)
+        splits[split] = SplitPools(stats=stats, plan=plan, pool_sentences={
+            str(c): [docs[d].sentences[p] for d, p in refs] for c, refs in plan.pools.items()})
+        log.info("%s: kept %d of %d, pool sizes %s", split, len(plan.kept), stats["n_documents"],
+                 {c: len(r) for c, r in plan.pools.items()})
+    return Pools(chosen=chosen.chosen.name, candidate_dir=chosen.chosen.candidate_dir, **splits)
