@@ -9,6 +9,8 @@ Kept here (not in the .smk files) so that the workflow's decisions are plain, te
 from __future__ import annotations
 
 import copy
+import json
+import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -20,6 +22,7 @@ from icda.data.spec import (
     missing_files,
     validate_spec,
 )
+from icda.data.download import unreachable as unreachable_urls
 from icda.errors import ConfigError, DataError
 from icda.generate.spec import responses_path
 from icda.io import ALIAS_FIX, MAX_YAML_VALUES, expanded_size, read_yaml, write_json
@@ -145,8 +148,6 @@ def unreachable_downloads(config: dict, timeout: float = 5.0) -> dict[str, str]:
     job runs and fails with the same advice. Never raises for the network."""
     if not config.get("download", True):
         return {}
-    from icda.data.download import unreachable
-
     named = set(config.get("run_datasets") or [])
     data_dir = Path(config["data_dir"])
     wanted = {}  # dataset → [(url, path)]
@@ -156,7 +157,7 @@ def unreachable_downloads(config: dict, timeout: float = 5.0) -> dict[str, str]:
         spec = validate_spec(name, config["datasets"][name])
         base = spec["url"] if spec["url"].endswith("/") else spec["url"] + "/"
         wanted[name] = [(base + Path(f).relative_to(data_dir).as_posix(), Path(f)) for f in files]
-    failed = unreachable([pairs[0][0] for pairs in wanted.values()], timeout)
+    failed = unreachable_urls([pairs[0][0] for pairs in wanted.values()], timeout)
     return {name: (f"could not be downloaded ({failed[pairs[0][0]]}): connect to the internet and rerun, or "
                    "fetch each file and put it at its path: "
                    + "; ".join(f"{url} → {path.resolve()}" for url, path in pairs))
@@ -172,9 +173,6 @@ def unreachable_downloads_once(config: dict, main_process: bool) -> dict[str, st
     """:func:`unreachable_downloads` in the workflow's main process, which also passes its answer
     on in :data:`UNREACHABLE_ENV`; a job process (``main_process`` False) reads that answer, so
     every process of a run agrees on which datasets run, and jobs never probe."""
-    import json
-    import os
-
     if main_process:
         found = unreachable_downloads(config)
         os.environ[UNREACHABLE_ENV] = json.dumps(found)
