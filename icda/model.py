@@ -200,7 +200,7 @@ class RationaleOutput:
     """What :class:`RationaleNetwork` returns for a batch of ``B`` documents of ``N`` slots."""
 
     logits: torch.Tensor  #: [B, C] class logits from the rationale alone
-    selection: torch.Tensor  #: [B, N] 0/1 hard selection (straight-through)
+    rationale_mask: torch.Tensor  #: [B, N] the 0/1 mask z of hard top-k over the slots (straight-through)
     scores: torch.Tensor  #: [B, N] selector scores
     comp_logits: torch.Tensor | None = None  #: [B, C] complement classifier (COMP only)
 

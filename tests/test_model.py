@@ -77,7 +77,7 @@ def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged(pool_un
     model = _network(vectors=vectors, pool_unselected=pool_unselected)
     ids = torch.tensor([[0, 1, 2, 3, 4, 5]])
     out = model(ids)
-    chosen = int(out.selection[0].argmax())
+    chosen = int(out.rationale_mask[0].argmax())
     changed = 0
     for slot in range(6):
         if slot == chosen:
@@ -87,7 +87,7 @@ def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged(pool_un
             new_vectors[slot] = torch.randn(12) * 3
             model.sentences.vectors.copy_(new_vectors)
             out2 = model(ids)
-            if int(out2.selection[0].argmax()) != chosen:
+            if int(out2.rationale_mask[0].argmax()) != chosen:
                 continue  # the selector may move; the claim is about an unselected sentence
             changed += 1
             assert torch.equal(out2.logits, out.logits)
@@ -125,7 +125,7 @@ def test_padding_slots_are_never_selected():
     model = _network(k=3)
     ids = torch.tensor([[0, 1, PAD, PAD, PAD, PAD]])
     out = model(ids)
-    assert out.selection[0].tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert out.rationale_mask[0].tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
 
 
 def test_comp_complement_classifier_sees_only_unselected_sentences():
@@ -133,7 +133,7 @@ def test_comp_complement_classifier_sees_only_unselected_sentences():
     model = _network("comp", vectors=vectors)
     ids = torch.tensor([[0, 1, 2, 3]])
     out = model(ids)
-    chosen = int(out.selection[0].argmax())
+    chosen = int(out.rationale_mask[0].argmax())
     assert out.comp_logits is not None
     # changing the selected sentence's vector while keeping the selection: complement output fixed
     for _ in range(10):
@@ -141,7 +141,7 @@ def test_comp_complement_classifier_sees_only_unselected_sentences():
         new_vectors[chosen] = vectors[chosen] * 1.01
         model.sentences.vectors.copy_(new_vectors)
         out2 = model(ids)
-        if int(out2.selection[0].argmax()) == chosen:
+        if int(out2.rationale_mask[0].argmax()) == chosen:
             assert torch.equal(out2.comp_logits, out.comp_logits)
             assert not torch.equal(out2.logits, out.logits)
             return
@@ -170,11 +170,11 @@ def test_contextual_classifier_input_lets_unselected_sentences_change_the_predic
     model = _network(vectors=vectors, classifier_input="contextual")
     ids = torch.tensor([[0, 1, 2, 3, 4, 5]])
     out = model(ids)
-    chosen = int(out.selection[0].argmax())
+    chosen = int(out.rationale_mask[0].argmax())
     other = (chosen + 1) % 6
     new_vectors = vectors.clone()
     new_vectors[other] = vectors[other] * 1.001
     model.sentences.vectors.copy_(new_vectors)
     out2 = model(ids)
-    assert int(out2.selection[0].argmax()) == chosen
+    assert int(out2.rationale_mask[0].argmax()) == chosen
     assert not torch.equal(out2.logits, out.logits)

@@ -19,7 +19,7 @@ from icda.degeneration import check_degeneration
 from icda.errors import ConfigError, DataError, IcdaError
 from icda.metrics import rationale_metrics
 from icda.records import AugmentationPlan, SplitPools, SplitPredictions
-from icda.selection import cross_entropy
+from icda.model_selection import cross_entropy
 from icda.settings import IcdaSettings
 from icda.workflow_config import dataset_settings
 

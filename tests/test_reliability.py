@@ -23,7 +23,7 @@ from icda.data.readers import read_icda
 from icda.errors import ConfigError, DataError
 from icda.loading import load_weights
 from icda.records import Decision
-from icda.selection import select_candidate
+from icda.model_selection import select_candidate
 from test_workflow import REPO, snakemake
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"

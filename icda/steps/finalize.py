@@ -15,14 +15,14 @@ from icda.data.document import read_documents
 from icda.io import atomic_path
 from icda.predict import export_model
 from icda.records import Choice
-from icda.selection import original_dev_loss
+from icda.model_selection import original_dev_loss
 
 log = logging.getLogger(__name__)
 
 
 def final_run(choices: Sequence[str | Path], dev_labels: Sequence[int]) -> tuple[int, list[float]]:
     """Which run's ICDA output is kept: the index of the run whose final choice has the lowest
-    :func:`~icda.selection.original_dev_loss` (the one yardstick every run shares), and every run's loss.
+    :func:`~icda.model_selection.original_dev_loss` (the one yardstick every run shares), and every run's loss.
 
     Args:
         choices: each run's last-iteration ``choice.json``.
