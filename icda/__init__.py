@@ -14,7 +14,7 @@ that (read records → algorithm → write records); the CLI and the workflow co
   :mod:`icda.data.document`, :mod:`icda.generate.spec`, :mod:`icda.generate.records`,
   :mod:`icda.io`, :mod:`icda.errors`.
 * the algorithm: :mod:`icda.encoder`, :mod:`icda.model`, :mod:`icda.degeneration`,
-  :mod:`icda.metrics`, :mod:`icda.data.encoded`, :mod:`icda.train`, :mod:`icda.model_selection`,
+  :mod:`icda.metrics`, :mod:`icda.data.sentence_ids`, :mod:`icda.train`, :mod:`icda.model_selection`,
   :mod:`icda.counterfactual`, :mod:`icda.theory`, and the data's :mod:`icda.data.prepare`,
   :mod:`icda.data.sentences`, :mod:`icda.data.synthetic`.
 * what the steps load and read: :mod:`icda.loading` (tensors and networks, model files),

@@ -45,7 +45,7 @@ from icda.errors import DataError, rebuild_fix
 from icda.io import read_json_file, write_json
 
 SPLITS_PREDICTED = ("train", "dev")
-#: sentence id of an empty slot in a [B, N] id matrix (:class:`~icda.data.encoded.EncodedSplit`,
+#: sentence id of an empty slot in a [B, N] id matrix (:class:`~icda.data.sentence_ids.SentenceIdSplit`,
 #: the input of :class:`~icda.model.RationaleNetwork`)
 PAD = -1
 

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from icda.model import CachedSentences, RationaleNetwork, encode_real_slots, linear_max, masked_max, straight_through_top_k, zero_filled_max
+from icda.model import CachedSentences, RationaleNetwork, transform_real_slots, linear_max, masked_max, straight_through_top_k, zero_filled_max
 from icda.records import PAD
 from icda.settings import ModelSettings
 
@@ -45,7 +45,7 @@ def test_gradients_reach_the_selector_through_the_classifier_loss():
 
 
 def test_the_transformer_on_real_slots_alone_is_the_padded_transformer():
-    """encode_real_slots skips empty slots; at the real ones it must compute exactly what
+    """transform_real_slots skips empty slots; at the real ones it must compute exactly what
     nn.TransformerEncoder computes with a padding mask, forwards and backwards."""
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True)
@@ -54,7 +54,7 @@ def test_the_transformer_on_real_slots_alone_is_the_padded_transformer():
     mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], dtype=torch.bool)
     weights = torch.randn(3, 5, 16)
     padded = encoder(x, src_key_padding_mask=~mask)
-    packed = encode_real_slots(encoder, x, mask)
+    packed = transform_real_slots(encoder, x, mask)
     assert torch.allclose(packed[mask], padded[mask], atol=1e-5)
     assert packed[~mask].abs().max() == 0
     params = [x, *encoder.parameters()]
@@ -64,11 +64,11 @@ def test_the_transformer_on_real_slots_alone_is_the_padded_transformer():
         assert torch.allclose(g, e, atol=1e-5)
     encoder.eval()
     with torch.no_grad():  # eval mode: nn.TransformerEncoder takes its fused fast path
-        assert torch.allclose(encode_real_slots(encoder, x, mask)[mask], encoder(x, src_key_padding_mask=~mask)[mask], atol=1e-5)
+        assert torch.allclose(transform_real_slots(encoder, x, mask)[mask], encoder(x, src_key_padding_mask=~mask)[mask], atol=1e-5)
     pre_norm = torch.nn.TransformerEncoder(
         torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, norm_first=True), 1, enable_nested_tensor=False)
     with pytest.raises(ValueError, match="post-norm"):
-        encode_real_slots(pre_norm, x, mask)
+        transform_real_slots(pre_norm, x, mask)
 
 
 @pytest.mark.parametrize("pool_unselected", ["exclude", "zero", "linear"])

@@ -162,7 +162,7 @@ def _load(settings: Settings, data_dir: str | Path, embeddings: str | Path | Non
 def _training_data(ws: Workspace, pools: str | Path | None, augmented_dev: str | Path | None) -> _TrainingData:
     train, dev, test = ws.split("train"), ws.split("dev"), ws.split("test")
     if pools is not None:
-        aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
+        aug_dev = ws.sentence_ids(read_documents(augmented_dev), str(augmented_dev))
         sizes = {"train": train.n_sentences.tolist(), "dev": dev.n_sentences.tolist()}
         return _TrainingData(train, dev, test, Pools.read(pools, sizes).train.plan, pools, aug_dev.ids,
                              aug_dev.labels, None)
