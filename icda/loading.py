@@ -14,7 +14,7 @@ import torch
 
 from icda.data.document import Document, read_documents
 from icda.data.sentence_ids import SentenceIdSplit, to_sentence_ids
-from icda.data.spec import SPLITS
+from icda.data.dataset_spec import SPLITS
 from icda.embed import EmbeddingCache
 from icda.encoder import SentenceEncoder, load_tokenizer, resolve_device, tokenize_sentences
 from icda.errors import DataError, rebuild_fix

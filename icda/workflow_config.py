@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from icda.data.spec import (
+from icda.data.dataset_spec import (
     SPEC_DEFAULTS,
     describe_missing,
     downloadable,
@@ -24,7 +24,7 @@ from icda.data.spec import (
 )
 from icda.data.download import unreachable as unreachable_urls
 from icda.errors import ConfigError, DataError
-from icda.generate.spec import responses_path
+from icda.generate.llm_spec import responses_path
 from icda.io import ALIAS_FIX, MAX_YAML_VALUES, expanded_size, read_yaml, write_json
 from icda.records import Decision, Evaluation, RunSummary
 from icda.settings import Settings

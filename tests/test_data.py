@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from icda.cli import main
-from icda.data.datasets import prepare_dataset
+from icda.steps.prepare import prepare_dataset
 from icda.data.download import download
-from icda.data.spec import describe_missing, missing_files, validate_spec
+from icda.data.dataset_spec import describe_missing, missing_files, validate_spec
 from icda.data.document import Document, read_documents
-from icda.data.prepare import balance_classes, binarize_rating, deduplicate, drop_short, split_dev
+from icda.data.cleaning import balance_classes, binarize_rating, deduplicate, drop_short, split_dev
 from icda.data.readers import keyword_rationale, read_hotel_test, read_icda, read_jsonl
 from icda.data.sentences import SentenceSplitter
 from icda.data.synthetic import ASPECTS, SENTENCE_BANK, generate_synthetic
@@ -567,7 +567,7 @@ def test_cli_download_reports_non_public(tmp_path, capsys):
 def test_dataset_spec_keys_and_choices_are_the_schemas():
     """validate_spec checks what the schema declares (keys, enums), with richer messages: the two
     cannot drift apart."""
-    from icda.data.spec import _CHOICES, SPEC_DEFAULTS
+    from icda.data.dataset_spec import _CHOICES, SPEC_DEFAULTS
     from icda.io import read_yaml
     from icda.schema import SCHEMA
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from icda.counterfactual import augmented_documents, build_plan, draw_counterfactuals
-from icda.data.datasets import prepare_dataset
+from icda.steps.prepare import prepare_dataset
 from icda.data.document import Document
 from icda.data.sentence_ids import SentenceIdSplit, to_sentence_ids
 from icda.data.synthetic import ASPECTS, LEVELS, sentence_bank, generate_synthetic

@@ -18,7 +18,7 @@ import torch
 import yaml
 
 from icda import workflow_config
-from icda.data.datasets import prepare_dataset
+from icda.steps.prepare import prepare_dataset
 from icda.data.readers import read_icda
 from icda.errors import ConfigError, DataError
 from icda.loading import load_weights

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.data.spec import SPLITS
+from icda.data.dataset_spec import SPLITS
 from icda.encoder import EncoderSettings, resolve_device
 from icda.errors import ConfigError
 from icda.io import read_json
