@@ -14,7 +14,7 @@ import pytest
 
 from icda.cli import main
 from icda.steps.prepare import prepare_dataset
-from icda.data.download import download
+from icda.steps.download import download
 from icda.data.dataset_spec import describe_missing, missing_files, validate_spec
 from icda.data.document import Document, read_documents
 from icda.data.cleaning import balance_classes, binarize_rating, deduplicate, drop_short, split_dev
@@ -494,7 +494,7 @@ def test_download_over_http_verifies_known_checksums(tmp_path, http_server, capl
     md5 = {rel: hashlib.md5((tmp_path / "remote" / rel).read_bytes()).hexdigest()
            for rel in ("toy/train.txt", "toy/dev.txt")}  # test.txt: no known checksum
     spec = _files_spec(url=http_server, md5=md5)
-    with caplog.at_level(logging.INFO, logger="icda.data.download"):
+    with caplog.at_level(logging.INFO, logger="icda.steps.download"):
         got = download("toy", spec, tmp_path / "data")
     assert got == [tmp_path / "data/toy" / f for f in ("train.txt", "dev.txt", "test.txt")]
     for rel in ("toy/train.txt", "toy/dev.txt", "toy/test.txt"):

@@ -389,7 +389,7 @@ def test_download_never_writes_outside_data_dir(tmp_path):
             workflow_config.availability(config | {"datasets": {"toy": spec}})
 
     # a folder inside data_dir that is a link to elsewhere: the download refuses to follow it
-    from icda.data.download import download
+    from icda.steps.download import download
 
     (tmp_path / "elsewhere").mkdir()
     (workdir / "data").mkdir()

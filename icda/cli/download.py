@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.data.download import download
+from icda.steps.download import download
 from icda.data.dataset_spec import describe_missing, downloadable, missing_files, validate_spec
 from icda.data.dataset_spec_files import load_specs
 
