@@ -20,8 +20,8 @@ that (read records → algorithm → write records); the CLI and the workflow co
 * what the steps load and read: :mod:`icda.loading` (tensors and networks, model files),
   :mod:`icda.embed` (sentence vectors), :mod:`icda.data.readers`, :mod:`icda.data.dataset_spec`,
   :mod:`icda.data.dataset_spec_files`, :mod:`icda.generate.backends`, :mod:`icda.generate.postprocess`.
-* the steps: :mod:`icda.steps` (prepare, download, train, evaluate, select, pools, augment,
-  converge, finalize), :mod:`icda.generate.run`, :mod:`icda.predict`, :mod:`icda.report`,
+* the steps: :mod:`icda.steps` (prepare, download, embed, train, evaluate, select, pools,
+  augment, converge, finalize, predict), :mod:`icda.generate.run`, :mod:`icda.report`,
   :mod:`icda.sweep`, :mod:`icda.config_reference`.
 * on top: :mod:`icda.cli` (``python -m icda``) and :mod:`icda.workflow_config` (what the
   Snakefile calls).

@@ -63,7 +63,7 @@ def _settings(args: argparse.Namespace) -> EncoderSettings:
 
 
 def run(args: argparse.Namespace) -> int:
-    from icda.embed import embed_splits
+    from icda.steps.embed import embed_splits
 
     settings = _settings(args)
     paths = {split: args.data_dir / f"{split}.jsonl" for split in SPLITS}

@@ -18,7 +18,7 @@ import numpy as np
 from icda.counterfactual import augmented_tensors
 from icda.data.document import read_documents
 from icda.loading import Workspace, load_weights, open_workspace, save_model
-from icda.predict import write_model_card
+from icda.steps.predict import write_model_card
 from icda.records import HISTORY_FILE, MODEL_FILE, PREDICTIONS_FILE, Choice, History, Pools, Predictions
 from icda.settings import Settings
 from icda.train import predict, train_model
