@@ -24,10 +24,10 @@ SETTINGS = "import icda.settings; icda.settings.Settings.from_dict({})"  # as Se
 COMMANDS = {
     "empty interpreter": "pass",
     "import torch (baseline)": "import torch",
-    "select": "import icda.cli.select, icda.selection",
+    "select": "import icda.cli.select, icda.model_selection",
     "pools": f"import icda.cli.pools, icda.counterfactual, icda.records; {SETTINGS}",
-    "converge": f"import icda.cli.converge, icda.records, icda.selection; {SETTINGS}",
-    "augment": f"import icda.cli.augment, icda.counterfactual, icda.data.encoded; {SETTINGS}",
+    "converge": f"import icda.cli.converge, icda.records, icda.model_selection; {SETTINGS}",
+    "augment": f"import icda.cli.augment, icda.counterfactual, icda.data.sentence_ids; {SETTINGS}",
     "evaluate --predictions (sweep)": f"import icda.cli.evaluate, icda.steps.evaluate, icda.metrics, icda.data.document; {SETTINGS}",
     "evaluate --model": "import icda.cli.common, icda.cli.evaluate, icda.steps.evaluate, icda.train, icda.loading",
 }

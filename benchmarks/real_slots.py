@@ -1,6 +1,6 @@
 """Training-step time of the sentence transformer on real slots only against the padded one.
 
-``icda.model.encode_real_slots`` runs the projections, feed-forward blocks and layer norms on the
+``icda.model.transform_real_slots`` runs the projections, feed-forward blocks and layer norms on the
 real sentences of a batch alone; the baseline is ``nn.TransformerEncoder`` with a padding mask
 over every slot, which the model used before. Both run in the same invocation, interleaved, on
 the same batches: documents of 1 to ``--max-sentences`` sentences with sentence dropout 0.5 and
@@ -72,7 +72,7 @@ def main() -> None:
 
     import icda.model as model_module
 
-    real_slots = model_module.encode_real_slots
+    real_slots = model_module.transform_real_slots
 
     def padded(encoder, x, mask):
         return encoder(x, src_key_padding_mask=~mask)
@@ -81,9 +81,9 @@ def main() -> None:
     step_seconds(model, data[:3], labels)  # warm-up
     for _ in range(args.repeat):
         for name, forward in (("padded (baseline)", padded), ("real slots", real_slots)):
-            model_module.encode_real_slots = forward
+            model_module.transform_real_slots = forward
             best[name] = min(best[name], step_seconds(model, data, labels))
-    model_module.encode_real_slots = real_slots
+    model_module.transform_real_slots = real_slots
     print(f"d_model {args.d_model}, dff {args.dff}, layers {args.layers}: {real:.0%} of the slots are real")
     base = best["padded (baseline)"]
     for name, seconds in best.items():

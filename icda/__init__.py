@@ -11,18 +11,18 @@ that (read records → algorithm → write records); the CLI and the workflow co
 
 * records and settings: :mod:`icda.records` (one dataclass per file the steps hand each other),
   :mod:`icda.settings` (settings.json and every list of allowed values), :mod:`icda.schema`,
-  :mod:`icda.data.document`, :mod:`icda.generate.spec`, :mod:`icda.generate.records`,
+  :mod:`icda.data.document`, :mod:`icda.generate.llm_spec`, :mod:`icda.generate.records`,
   :mod:`icda.io`, :mod:`icda.errors`.
 * the algorithm: :mod:`icda.encoder`, :mod:`icda.model`, :mod:`icda.degeneration`,
-  :mod:`icda.metrics`, :mod:`icda.data.encoded`, :mod:`icda.train`, :mod:`icda.selection`,
-  :mod:`icda.counterfactual`, :mod:`icda.theory`, and the data's :mod:`icda.data.prepare`,
+  :mod:`icda.metrics`, :mod:`icda.data.sentence_ids`, :mod:`icda.train`, :mod:`icda.model_selection`,
+  :mod:`icda.counterfactual`, :mod:`icda.theory`, and the data's :mod:`icda.data.cleaning`,
   :mod:`icda.data.sentences`, :mod:`icda.data.synthetic`.
 * what the steps load and read: :mod:`icda.loading` (tensors and networks, model files),
-  :mod:`icda.embed` (sentence vectors), :mod:`icda.data.readers`, :mod:`icda.data.spec`,
-  :mod:`icda.data.spec_files`, :mod:`icda.generate.backends`, :mod:`icda.generate.postprocess`.
-* the steps: :mod:`icda.steps` (train, evaluate, select, pools, augment, converge, finalize),
-  :mod:`icda.data.datasets` (prepare), :mod:`icda.data.download`, :mod:`icda.generate.run`,
-  :mod:`icda.predict`, :mod:`icda.report`, :mod:`icda.sweep`, :mod:`icda.config_reference`.
+  :mod:`icda.embed` (sentence vectors), :mod:`icda.data.readers`, :mod:`icda.data.dataset_spec`,
+  :mod:`icda.data.dataset_spec_files`, :mod:`icda.generate.backends`, :mod:`icda.generate.postprocess`.
+* the steps: :mod:`icda.steps` (prepare, download, embed, train, evaluate, select, pools,
+  augment, converge, finalize, predict), :mod:`icda.generate.run`, :mod:`icda.report`,
+  :mod:`icda.sweep`, :mod:`icda.config_reference`.
 * on top: :mod:`icda.cli` (``python -m icda``) and :mod:`icda.workflow_config` (what the
   Snakefile calls).
 

@@ -12,7 +12,7 @@
    documents (``pool_base="class"``, the paper's 10 %) or of the m kept (``"kept"``, the
    authors' code).
 2. :func:`draw_counterfactuals` / :func:`augmented_tensors`: one counterfactual per kept
-   document as sentence ids (:class:`~icda.data.encoded.EncodedSplit`): a document of class y
+   document as sentence ids (:class:`~icda.data.sentence_ids.SentenceIdSplit`): a document of class y
    takes a class c ≠ y (binary: 1 − y; C > 2: uniformly among the other classes, or among
    ``plan.targets[y]`` when set) and its rationale slots get ids drawn from the pool A_c;
    training re-draws every epoch.
@@ -36,7 +36,7 @@ from icda.records import AugmentationPlan
 if TYPE_CHECKING:  # torch only where tensors are drawn: the pools and augment jobs do not import it
     import torch
 
-    from icda.data.encoded import EncodedSplit
+    from icda.data.sentence_ids import SentenceIdSplit
 
 
 @dataclass
@@ -74,7 +74,7 @@ def draw_swaps(labels: Sequence[int], plan: AugmentationPlan, rng: np.random.Gen
     return classes, drawn
 
 
-def draw_counterfactuals(split: EncodedSplit, plan: AugmentationPlan, rng: np.random.Generator) -> Counterfactuals:
+def draw_counterfactuals(split: SentenceIdSplit, plan: AugmentationPlan, rng: np.random.Generator) -> Counterfactuals:
     """One counterfactual per kept document (:func:`draw_swaps`) as sentence ids: the drawn pool
     sentences written into the document's rationale slots; its label becomes the drawn class."""
     import torch
@@ -87,7 +87,7 @@ def draw_counterfactuals(split: EncodedSplit, plan: AugmentationPlan, rng: np.ra
     return Counterfactuals(ids, torch.tensor(classes, dtype=split.labels.dtype), list(plan.kept), drawn)
 
 
-def augmented_tensors(split: EncodedSplit, plan: AugmentationPlan, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def augmented_tensors(split: SentenceIdSplit, plan: AugmentationPlan, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Kept originals followed by freshly drawn counterfactuals: ids [2·|kept|, N], labels."""
     import torch
 

@@ -13,13 +13,13 @@ from typing import Callable
 import torch
 
 from icda.data.document import Document, read_documents
-from icda.data.encoded import EncodedSplit, encode_split
-from icda.data.spec import SPLITS
+from icda.data.sentence_ids import SentenceIdSplit, to_sentence_ids
+from icda.data.dataset_spec import SPLITS
 from icda.embed import EmbeddingCache
 from icda.encoder import SentenceEncoder, load_tokenizer, resolve_device, tokenize_sentences
 from icda.errors import DataError, rebuild_fix
 from icda.io import save_torch
-from icda.model import CachedSentences, EncodedSentences, RationaleNetwork
+from icda.model import CachedSentences, FinetunedSentences, RationaleNetwork
 from icda.settings import ModelSettings, Settings
 
 
@@ -31,7 +31,7 @@ class Workspace:
     data_dir: Path
     documents: dict[str, list[Document]]
     sentence_id: Callable[[str], int]
-    sentences: torch.nn.Module  #: CachedSentences (frozen) or EncodedSentences (finetune)
+    sentences: torch.nn.Module  #: CachedSentences (frozen) or FinetunedSentences (finetune)
     device: str
     pretrained_encoder_state: dict | None = None  #: finetune mode: the encoder's initial weights
 
@@ -52,11 +52,11 @@ class Workspace:
         _fit(model, saved, path)
         return model
 
-    def encode(self, docs: list[Document], where: str) -> EncodedSplit:
-        return encode_split(docs, self.sentence_id, self.settings.encoder.max_sentences, where)
+    def sentence_ids(self, docs: list[Document], where: str) -> SentenceIdSplit:
+        return to_sentence_ids(docs, self.sentence_id, self.settings.encoder.max_sentences, where)
 
-    def split(self, name: str) -> EncodedSplit:
-        return self.encode(self.documents[name], str(self.data_dir / f"{name}.jsonl"))
+    def split(self, name: str) -> SentenceIdSplit:
+        return self.sentence_ids(self.documents[name], str(self.data_dir / f"{name}.jsonl"))
 
 
 def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | Path | None = None) -> Workspace:
@@ -92,13 +92,13 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
 
         return Workspace(settings, data_dir, documents, sentence_id, CachedSentences(cache.vectors), device)
 
-    return encoded_workspace(settings, data_dir, documents, device)
+    return finetune_workspace(settings, data_dir, documents, device)
 
 
-def encoded_workspace(settings: Settings, data_dir: Path, documents: dict[str, list[Document]],
+def finetune_workspace(settings: Settings, data_dir: Path, documents: dict[str, list[Document]],
                       device: str) -> Workspace:
     """Finetune mode's workspace: the first ``encoder.max_sentences`` sentences of every document
-    tokenised for a trainable token encoder (:class:`~icda.model.EncodedSentences`)."""
+    tokenised for a trainable token encoder (:class:`~icda.model.FinetunedSentences`)."""
     table: dict[str, int] = {}
     for docs in documents.values():
         for doc in docs:
@@ -109,7 +109,7 @@ def encoded_workspace(settings: Settings, data_dir: Path, documents: dict[str, l
     encoder = SentenceEncoder(settings.encoder)
     return Workspace(
         settings, data_dir, documents, table.__getitem__,
-        EncodedSentences(encoder, tokens, tokenizer.pad_token_id), device,
+        FinetunedSentences(encoder, tokens, tokenizer.pad_token_id), device,
         {k: v.clone() for k, v in encoder.state_dict().items()},
     )
 

@@ -3,13 +3,13 @@
 Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
 
 1. sentence vectors ``h`` [B, N, H]: from a frozen embedding cache (:class:`CachedSentences`)
-   or a token encoder trained end to end (:class:`EncodedSentences`);
+   or a token encoder trained end to end (:class:`FinetunedSentences`);
 2. per-sentence vectors ``v`` [B, N, D] for the classifier (frozen mode: a trainable adapter,
    ``D = d_model``; finetune mode: ``v = h``, ``D = H``);
 3. a sentence-level transformer over ``v`` with a positional encoding (``positions``:
    ``"sinusoidal"`` as in the paper, ``"learned"``, or ``"none"``: the selector then sees only
    content, so it cannot learn a positional shortcut), run on the real sentences alone
-   (:func:`encode_real_slots`) → one selector score per sentence [B, N];
+   (:func:`transform_real_slots`) → one selector score per sentence [B, N];
 4. hard top-k selection with the straight-through estimator (forward: the one-hot of the top-k
    real sentences; backward: the gradient of the softmax of the scores);
 5. a classifier on the max-pool of the selected sentences' ``v`` (``classifier_input:
@@ -64,7 +64,7 @@ class CachedSentences(nn.Module):
         return self.vectors[ids[mask]]
 
 
-class EncodedSentences(nn.Module):
+class FinetunedSentences(nn.Module):
     """Sentence vectors computed by a trainable token encoder (the paper's fine-tuning setting).
 
     Args:
@@ -161,13 +161,13 @@ def zero_filled_max(v: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
     return (v * z.unsqueeze(-1)).amax(dim=1)
 
 
-def encode_real_slots(encoder: nn.TransformerEncoder, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Run ``encoder`` (post-norm ``nn.TransformerEncoderLayer`` s, ``batch_first``) on the real
+def transform_real_slots(transformer: nn.TransformerEncoder, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Run ``transformer`` (post-norm ``nn.TransformerEncoderLayer`` s, ``batch_first``) on the real
     slots of x alone: the projections, feed-forward blocks and layer norms see the ``T`` real
     sentences of the batch as one [T, D] matrix, and only the attention is laid out as [B, N].
 
     x [B, N, D], mask [B, N] bool (True: real sentence; every row has one) → [B, N, D], zeros at
-    empty slots. At the real slots this is ``encoder(x, src_key_padding_mask=~mask)`` (the same
+    empty slots. At the real slots this is ``transformer(x, src_key_padding_mask=~mask)`` (the same
     weights, the same function; a test checks outputs and gradients): what an empty slot would
     compute is never used (its score is masked, it is never pooled), so the time it would cost is
     saved. With sentence dropout, 41 % (restaurant) to 51 % (synthetic) of a training batch's
@@ -177,13 +177,13 @@ def encode_real_slots(encoder: nn.TransformerEncoder, x: torch.Tensor, mask: tor
     Raises:
         ValueError: a layer is pre-norm (``norm_first``), which this function does not compute.
     """
-    if any(layer.norm_first for layer in encoder.layers):
-        raise ValueError("encode_real_slots computes post-norm layers only (norm_first=False)")
+    if any(layer.norm_first for layer in transformer.layers):
+        raise ValueError("transform_real_slots computes post-norm layers only (norm_first=False)")
     batch, n, d = x.shape
     real = mask.flatten().nonzero().squeeze(1)  # [T] flat indices of the real slots
     keep = mask[:, None, None, :]  # [B, 1, 1, N]: attend to real sentences only
     h = x.reshape(batch * n, d)[real]  # [T, D]
-    for layer in encoder.layers:
+    for layer in transformer.layers:
         attn = layer.self_attn
         qkv = F.linear(h, attn.in_proj_weight, attn.in_proj_bias)  # [T, 3D]
         qkv = qkv.new_zeros(batch * n, 3 * d).index_copy(0, real, qkv)
@@ -200,7 +200,7 @@ class RationaleOutput:
     """What :class:`RationaleNetwork` returns for a batch of ``B`` documents of ``N`` slots."""
 
     logits: torch.Tensor  #: [B, C] class logits from the rationale alone
-    selection: torch.Tensor  #: [B, N] 0/1 hard selection (straight-through)
+    rationale_mask: torch.Tensor  #: [B, N] the 0/1 mask z of hard top-k over the slots (straight-through)
     scores: torch.Tensor  #: [B, N] selector scores
     comp_logits: torch.Tensor | None = None  #: [B, C] complement classifier (COMP only)
 
@@ -209,7 +209,7 @@ class RationaleNetwork(nn.Module):
     """Selector (sentence transformer + scorer) and classifier over selected sentences.
 
     Args:
-        sentences: a :class:`CachedSentences` or :class:`EncodedSentences` module.
+        sentences: a :class:`CachedSentences` or :class:`FinetunedSentences` module.
         settings: :class:`icda.settings.ModelSettings`.
         max_sentences: the largest ``N`` the positional encoding must cover.
     """
@@ -260,7 +260,7 @@ class RationaleNetwork(nn.Module):
         if self.learned_positions is not None:
             x = x + self.learned_positions[: ids.shape[1]]
         if self.settings.layers:
-            x = encode_real_slots(self.transformer, x, mask)
+            x = transform_real_slots(self.transformer, x, mask)
         scores = self.scorer(x).squeeze(-1)
         z = straight_through_top_k(scores, mask, self.settings.k)
         selected = z.detach() > 0.5

@@ -12,11 +12,11 @@ position lies inside its document. A negative index is never used as Python's "f
 Vocabulary (paper section "Implementation"; docs/algorithm.md):
 
 - **positions**: the sentence indices a model picks as a document's rationale (per document,
-  ``list[int]``); the model's mask tensor itself is its ``selection`` (:mod:`icda.model`).
+  ``list[int]``); the model's 0/1 mask tensor itself (the paper's z) is its ``rationale_mask`` (:mod:`icda.model`).
 - **predictions** (``predictions.json``): a trained candidate's P(y=1) (with C > 2 classes also
   the C class probabilities) and positions on the original train and dev splits.
 - **choice** (``choice.json``): which candidate of an iteration won (``chosen``), its scores
-  and ΔA (:func:`icda.selection.select_candidate`).
+  and ΔA (:func:`icda.model_selection.select_candidate`).
 
 =================  ======================  ===========================================
 file               class                   written by
@@ -45,7 +45,7 @@ from icda.errors import DataError, rebuild_fix
 from icda.io import read_json_file, write_json
 
 SPLITS_PREDICTED = ("train", "dev")
-#: sentence id of an empty slot in a [B, N] id matrix (:class:`~icda.data.encoded.EncodedSplit`,
+#: sentence id of an empty slot in a [B, N] id matrix (:class:`~icda.data.sentence_ids.SentenceIdSplit`,
 #: the input of :class:`~icda.model.RationaleNetwork`)
 PAD = -1
 
@@ -274,7 +274,7 @@ class SplitPredictions(Record):
     @property
     def class_probabilities(self) -> list:
         """Per document what its label is scored by: P(y=1) (a float, two classes) or the C class
-        probabilities (a list); :func:`icda.selection.probability_of` reads either."""
+        probabilities (a list); :func:`icda.model_selection.probability_of` reads either."""
         return self.prob_positive if self.probabilities is None else self.probabilities
 
     def predicted(self) -> list[int]:
@@ -354,7 +354,7 @@ class ModelCard(Record):
 
 @dataclass(frozen=True)
 class CandidateScore(Record):
-    """One candidate of an iteration as :func:`icda.selection.select_candidate` scored it: its
+    """One candidate of an iteration as :func:`icda.model_selection.select_candidate` scored it: its
     folder, whether it is the warm start, its seed, dev loss (nats; on the dev set it was trained
     with), loss on the original dev set, dev accuracy, degeneration, best epoch, ΔA against the
     previous choice and score (lower wins)."""
@@ -380,7 +380,7 @@ class Choice(Record):
     """``choice.json``: the candidate ``chosen`` in iteration ``iteration`` (paper Algorithm 2)
     with its scores, the loss that ranked the candidates, the previous iteration's ΔA, every
     candidate's :class:`CandidateScore` and ``reason``, why it won
-    (:func:`icda.selection.choose`; None in files written before it existed). The chosen
+    (:func:`icda.model_selection.choose`; None in files written before it existed). The chosen
     candidate's folder (``chosen.candidate_dir``) is followed only here: :attr:`model_path`,
     :meth:`predictions`."""
 
@@ -574,8 +574,8 @@ class Pools(Record):
 @dataclass(frozen=True)
 class Decision(Record):
     """``converge.json``: whether the ICDA loop stops after iteration ``iteration``
-    (:func:`icda.selection.convergence`), whether that is convergence, and why; ``signals``: per
-    iteration 0 … ``iteration`` what the stop rule reads (:class:`icda.selection.Signals` as
+    (:func:`icda.model_selection.convergence`), whether that is convergence, and why; ``signals``: per
+    iteration 0 … ``iteration`` what the stop rule reads (:class:`icda.model_selection.Signals` as
     dicts); when it stops, ``final_iteration``: the iteration taken as ICDA (its selector and
     augmented dataset), and ``final_reason``, why."""
 

@@ -190,9 +190,9 @@ class TrainSettings:
 
 #: the loss that ranks an iteration's candidates from iteration 1 on (``icda.candidate_loss``)
 CANDIDATE_LOSSES = ("augmented_dev", "original_dev")
-#: ``icda.stop_rule`` (:func:`icda.selection.convergence`)
+#: ``icda.stop_rule`` (:func:`icda.model_selection.convergence`)
 STOP_RULES = ("paper", "rationales")
-#: ``icda.final_choice``: which iteration is ICDA (:func:`icda.selection.final_iteration`)
+#: ``icda.final_choice``: which iteration is ICDA (:func:`icda.model_selection.final_iteration`)
 FINAL_CHOICES = ("last", "original_dev_loss", "original_dev_accuracy", "delta_a")
 #: ``icda.patience_on``: the signal ``icda.stop_patience`` watches (lower is better)
 PATIENCE_SIGNALS = ("original_dev_loss", "delta_a")
@@ -207,9 +207,9 @@ class IcdaSettings:
     class's documents (the paper); ``"kept"`` takes it of the kept originals per class (the authors'
     code, about 5 % of a class). ``max_iters``: the last iteration index allowed.
     ``candidate_loss``: the loss that ranks an iteration's candidates from iteration 1 on,
-    ``"augmented_dev"`` (the paper) or ``"original_dev"`` (:func:`icda.selection.select_candidate`).
+    ``"augmented_dev"`` (the paper) or ``"original_dev"`` (:func:`icda.model_selection.select_candidate`).
     ``stop_unchanged``: also stop when the chosen selector's rationales did not change (ΔA = 0;
-    a departure, :func:`icda.selection.convergence`). ``stop_rule``: ``"paper"`` (stop when the
+    a departure, :func:`icda.model_selection.convergence`). ``stop_rule``: ``"paper"`` (stop when the
     unimproved warm start wins; the last iteration is ICDA) or ``"rationales"`` (the warm start
     always trains; stop when ΔA < ``stop_delta_a`` or when the signal ``patience_on`` (the
     original dev loss or ΔA) reached no new minimum for ``stop_patience`` iterations; ICDA is the

@@ -32,7 +32,7 @@ class ModelOutputs:
     """A model's outputs on D documents, in memory (training writes them to predictions.json,
     :class:`icda.records.Predictions`): ``logits`` [D, C], ``prob_positive`` [D] (P(y=1)),
     ``probabilities`` [D, C] (P(y=c)), ``positions`` (per document, its rationale's sentence indices: the nonzero entries of the
-    model's ``selection`` mask), ``comp_logits`` [D, C] or None."""
+    model's ``rationale_mask``), ``comp_logits`` [D, C] or None."""
 
     logits: torch.Tensor
     prob_positive: np.ndarray
@@ -81,7 +81,7 @@ def predict(model: RationaleNetwork, ids: torch.Tensor, batch_size: int = 512, d
         logits.append(out.logits.float().cpu())
         if out.comp_logits is not None:
             comp.append(out.comp_logits.float().cpu())
-        selected = out.selection.cpu() > 0
+        selected = out.rationale_mask.cpu() > 0
         columns, at = selected.nonzero()[:, 1].tolist(), 0  # row-major: each row's positions in order
         for count in selected.sum(1).tolist():
             positions.append(columns[at : at + count])

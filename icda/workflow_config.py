@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from icda.data.spec import (
+from icda.data.dataset_spec import (
     SPEC_DEFAULTS,
     describe_missing,
     downloadable,
@@ -22,9 +22,9 @@ from icda.data.spec import (
     missing_files,
     validate_spec,
 )
-from icda.data.download import unreachable as unreachable_urls
+from icda.steps.download import unreachable as unreachable_urls
 from icda.errors import ConfigError, DataError
-from icda.generate.spec import responses_path
+from icda.generate.llm_spec import responses_path
 from icda.io import ALIAS_FIX, MAX_YAML_VALUES, expanded_size, read_yaml, write_json
 from icda.records import Decision, Evaluation, RunSummary
 from icda.settings import Settings
@@ -143,7 +143,7 @@ def downloads(config: dict) -> dict[str, list[str]]:
 def unreachable_downloads(config: dict, timeout: float = 5.0) -> dict[str, str]:
     """{dataset: what could not be fetched, from where and where to put it} for the datasets
     whose missing files the run would download (``download`` on) but whose server cannot be
-    reached, e.g. without network (:func:`icda.data.download.unreachable`: one HEAD request per
+    reached, e.g. without network (:func:`icda.steps.download.unreachable`: one HEAD request per
     server). Datasets named in ``run_datasets`` are not probed: asked for by name, their download
     job runs and fails with the same advice. Never raises for the network."""
     if not config.get("download", True):

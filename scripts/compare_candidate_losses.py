@@ -21,7 +21,7 @@ from pathlib import Path
 from icda.data.document import read_documents
 from icda.metrics import rationale_metrics
 from icda.records import PREDICTIONS_FILE, Choice, Predictions
-from icda.selection import rechoose
+from icda.model_selection import rechoose
 
 OTHER = {"augmented_dev": "original_dev", "original_dev": "augmented_dev"}
 

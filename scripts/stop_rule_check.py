@@ -8,7 +8,7 @@ start (``icda: {stop_rule: rationales, stop_unchanged: false, max_iters: H}``) a
    epochs, and the unimproved warm start would then have won the iteration;
 2. prints per run and iteration the ground-truth-free signals (ΔA, original dev loss and
    accuracy of the chosen selector) next to its **dev** rationale precision;
-3. replays every rule of the plan through :func:`icda.selection.convergence` (the code the
+3. replays every rule of the plan through :func:`icda.model_selection.convergence` (the code the
    workflow runs) on these trajectories and scores it by the dev precision of the iteration it
    takes as ICDA. Ground truth is read only for that score; test files are never opened.
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from icda.data.document import read_documents
 from icda.metrics import rationale_metrics
 from icda.records import HISTORY_FILE, Choice, History
-from icda.selection import accuracy, choose, convergence, cross_entropy
+from icda.model_selection import accuracy, choose, convergence, cross_entropy
 from icda.settings import IcdaSettings
 
 #: the plan's stop rules: name -> IcdaSettings fields (stop_rule: rationales)

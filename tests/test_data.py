@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from icda.cli import main
-from icda.data.datasets import prepare_dataset
-from icda.data.download import download
-from icda.data.spec import describe_missing, missing_files, validate_spec
+from icda.steps.prepare import prepare_dataset
+from icda.steps.download import download
+from icda.data.dataset_spec import describe_missing, missing_files, validate_spec
 from icda.data.document import Document, read_documents
-from icda.data.prepare import balance_classes, binarize_rating, deduplicate, drop_short, split_dev
+from icda.data.cleaning import balance_classes, binarize_rating, deduplicate, drop_short, split_dev
 from icda.data.readers import keyword_rationale, read_hotel_test, read_icda, read_jsonl
 from icda.data.sentences import SentenceSplitter
 from icda.data.synthetic import ASPECTS, SENTENCE_BANK, generate_synthetic
@@ -494,7 +494,7 @@ def test_download_over_http_verifies_known_checksums(tmp_path, http_server, capl
     md5 = {rel: hashlib.md5((tmp_path / "remote" / rel).read_bytes()).hexdigest()
            for rel in ("toy/train.txt", "toy/dev.txt")}  # test.txt: no known checksum
     spec = _files_spec(url=http_server, md5=md5)
-    with caplog.at_level(logging.INFO, logger="icda.data.download"):
+    with caplog.at_level(logging.INFO, logger="icda.steps.download"):
         got = download("toy", spec, tmp_path / "data")
     assert got == [tmp_path / "data/toy" / f for f in ("train.txt", "dev.txt", "test.txt")]
     for rel in ("toy/train.txt", "toy/dev.txt", "toy/test.txt"):
@@ -567,7 +567,7 @@ def test_cli_download_reports_non_public(tmp_path, capsys):
 def test_dataset_spec_keys_and_choices_are_the_schemas():
     """validate_spec checks what the schema declares (keys, enums), with richer messages: the two
     cannot drift apart."""
-    from icda.data.spec import _CHOICES, SPEC_DEFAULTS
+    from icda.data.dataset_spec import _CHOICES, SPEC_DEFAULTS
     from icda.io import read_yaml
     from icda.schema import SCHEMA
 

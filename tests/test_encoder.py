@@ -14,7 +14,8 @@ import torch
 import icda.embed
 from icda.cli import main
 from icda.data.document import Document, write_documents
-from icda.embed import EmbeddingCache, cache_key, embed_documents, embed_splits, unique_sentences
+from icda.embed import EmbeddingCache, cache_key, embed_documents, unique_sentences
+from icda.steps.embed import embed_splits
 from icda.encoder import (
     EncoderSettings,
     SentenceEncoder,

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from icda.data.datasets import prepare_dataset
-from icda.data.spec import validate_spec
-from icda.data.spec_files import load_config_datasets
+from icda.steps.prepare import prepare_dataset
+from icda.data.dataset_spec import validate_spec
+from icda.data.dataset_spec_files import load_config_datasets
 from icda.errors import ConfigError, DataError
 from icda.generate.postprocess import SentenceFilter, responses_to_documents, strip_preamble
 from icda.generate.records import ResponseCache, read_responses
 from icda.generate.run import generate, plan_requests
-from icda.generate.spec import parse_llm
+from icda.generate.llm_spec import parse_llm
 
 REPO = Path(__file__).resolve().parents[1]
 PROMPT = 'please write about a restaurant worth $RATING/10. Start with "My review:"'

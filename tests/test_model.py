@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from icda.model import CachedSentences, RationaleNetwork, encode_real_slots, linear_max, masked_max, straight_through_top_k, zero_filled_max
+from icda.model import CachedSentences, RationaleNetwork, transform_real_slots, linear_max, masked_max, straight_through_top_k, zero_filled_max
 from icda.records import PAD
 from icda.settings import ModelSettings
 
@@ -45,7 +45,7 @@ def test_gradients_reach_the_selector_through_the_classifier_loss():
 
 
 def test_the_transformer_on_real_slots_alone_is_the_padded_transformer():
-    """encode_real_slots skips empty slots; at the real ones it must compute exactly what
+    """transform_real_slots skips empty slots; at the real ones it must compute exactly what
     nn.TransformerEncoder computes with a padding mask, forwards and backwards."""
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True)
@@ -54,7 +54,7 @@ def test_the_transformer_on_real_slots_alone_is_the_padded_transformer():
     mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], dtype=torch.bool)
     weights = torch.randn(3, 5, 16)
     padded = encoder(x, src_key_padding_mask=~mask)
-    packed = encode_real_slots(encoder, x, mask)
+    packed = transform_real_slots(encoder, x, mask)
     assert torch.allclose(packed[mask], padded[mask], atol=1e-5)
     assert packed[~mask].abs().max() == 0
     params = [x, *encoder.parameters()]
@@ -64,11 +64,11 @@ def test_the_transformer_on_real_slots_alone_is_the_padded_transformer():
         assert torch.allclose(g, e, atol=1e-5)
     encoder.eval()
     with torch.no_grad():  # eval mode: nn.TransformerEncoder takes its fused fast path
-        assert torch.allclose(encode_real_slots(encoder, x, mask)[mask], encoder(x, src_key_padding_mask=~mask)[mask], atol=1e-5)
+        assert torch.allclose(transform_real_slots(encoder, x, mask)[mask], encoder(x, src_key_padding_mask=~mask)[mask], atol=1e-5)
     pre_norm = torch.nn.TransformerEncoder(
         torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, norm_first=True), 1, enable_nested_tensor=False)
     with pytest.raises(ValueError, match="post-norm"):
-        encode_real_slots(pre_norm, x, mask)
+        transform_real_slots(pre_norm, x, mask)
 
 
 @pytest.mark.parametrize("pool_unselected", ["exclude", "zero", "linear"])
@@ -77,7 +77,7 @@ def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged(pool_un
     model = _network(vectors=vectors, pool_unselected=pool_unselected)
     ids = torch.tensor([[0, 1, 2, 3, 4, 5]])
     out = model(ids)
-    chosen = int(out.selection[0].argmax())
+    chosen = int(out.rationale_mask[0].argmax())
     changed = 0
     for slot in range(6):
         if slot == chosen:
@@ -87,7 +87,7 @@ def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged(pool_un
             new_vectors[slot] = torch.randn(12) * 3
             model.sentences.vectors.copy_(new_vectors)
             out2 = model(ids)
-            if int(out2.selection[0].argmax()) != chosen:
+            if int(out2.rationale_mask[0].argmax()) != chosen:
                 continue  # the selector may move; the claim is about an unselected sentence
             changed += 1
             assert torch.equal(out2.logits, out.logits)
@@ -125,7 +125,7 @@ def test_padding_slots_are_never_selected():
     model = _network(k=3)
     ids = torch.tensor([[0, 1, PAD, PAD, PAD, PAD]])
     out = model(ids)
-    assert out.selection[0].tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert out.rationale_mask[0].tolist() == [1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
 
 
 def test_comp_complement_classifier_sees_only_unselected_sentences():
@@ -133,7 +133,7 @@ def test_comp_complement_classifier_sees_only_unselected_sentences():
     model = _network("comp", vectors=vectors)
     ids = torch.tensor([[0, 1, 2, 3]])
     out = model(ids)
-    chosen = int(out.selection[0].argmax())
+    chosen = int(out.rationale_mask[0].argmax())
     assert out.comp_logits is not None
     # changing the selected sentence's vector while keeping the selection: complement output fixed
     for _ in range(10):
@@ -141,7 +141,7 @@ def test_comp_complement_classifier_sees_only_unselected_sentences():
         new_vectors[chosen] = vectors[chosen] * 1.01
         model.sentences.vectors.copy_(new_vectors)
         out2 = model(ids)
-        if int(out2.selection[0].argmax()) == chosen:
+        if int(out2.rationale_mask[0].argmax()) == chosen:
             assert torch.equal(out2.comp_logits, out.comp_logits)
             assert not torch.equal(out2.logits, out.logits)
             return
@@ -170,11 +170,11 @@ def test_contextual_classifier_input_lets_unselected_sentences_change_the_predic
     model = _network(vectors=vectors, classifier_input="contextual")
     ids = torch.tensor([[0, 1, 2, 3, 4, 5]])
     out = model(ids)
-    chosen = int(out.selection[0].argmax())
+    chosen = int(out.rationale_mask[0].argmax())
     other = (chosen + 1) % 6
     new_vectors = vectors.clone()
     new_vectors[other] = vectors[other] * 1.001
     model.sentences.vectors.copy_(new_vectors)
     out2 = model(ids)
-    assert int(out2.selection[0].argmax()) == chosen
+    assert int(out2.rationale_mask[0].argmax()) == chosen
     assert not torch.equal(out2.logits, out.logits)

@@ -11,15 +11,15 @@ import pytest
 import torch
 
 from icda.counterfactual import augmented_documents, build_plan, draw_counterfactuals
-from icda.data.datasets import prepare_dataset
+from icda.steps.prepare import prepare_dataset
 from icda.data.document import Document
-from icda.data.encoded import EncodedSplit, encode_split
+from icda.data.sentence_ids import SentenceIdSplit, to_sentence_ids
 from icda.data.synthetic import ASPECTS, LEVELS, sentence_bank, generate_synthetic
 from icda.degeneration import check_degeneration
 from icda.errors import ConfigError, DataError, IcdaError
 from icda.metrics import rationale_metrics
 from icda.records import AugmentationPlan, SplitPools, SplitPredictions
-from icda.selection import cross_entropy
+from icda.model_selection import cross_entropy
 from icda.settings import IcdaSettings
 from icda.workflow_config import dataset_settings
 
@@ -54,7 +54,7 @@ def test_pools_and_kept_originals_over_three_classes():
 
 def _split(labels, n_slots=4):
     ids = torch.arange(len(labels) * n_slots).reshape(len(labels), n_slots)
-    return EncodedSplit(ids, torch.tensor(labels), torch.full((len(labels),), n_slots), [])
+    return SentenceIdSplit(ids, torch.tensor(labels), torch.full((len(labels),), n_slots), [])
 
 
 def test_a_counterfactual_takes_another_class_uniformly_and_its_pool():
@@ -99,7 +99,7 @@ def test_the_augment_steps_text_is_the_draw_training_makes():
     training draws (``draw_counterfactuals``), over three classes."""
     docs = [Document(f"d{i}", i % 3, [f"s{i}.{j}" for j in range(4)]) for i in range(6)]
     table = {s: n for n, s in enumerate(s for d in docs for s in d.sentences)}
-    split = encode_split(docs, table.__getitem__, 4)
+    split = to_sentence_ids(docs, table.__getitem__, 4)
     plan = AugmentationPlan(kept=[0, 1, 2, 4], positions=[[0], [1, 2], [3], [0]],
                             pools={0: [(3, 1), (0, 2)], 1: [(4, 0)], 2: [(5, 3), (2, 0)]})
     records = augmented_documents(docs, plan, seed=11)

@@ -35,7 +35,7 @@ def _docs(prefix: str, n: int, offset: int = 0) -> list[Document]:
 def trained(tmp_path_factory, tiny_encoder_settings):
     """A prepared toy dataset and two frozen-mode candidates trained on it (tiny BERT vectors)."""
     from icda.steps.train import train_candidates
-    from icda.embed import embed_splits
+    from icda.steps.embed import embed_splits
     from icda.settings import ModelSettings, Settings, TrainSettings
 
     root = tmp_path_factory.mktemp("predict")
@@ -100,7 +100,7 @@ def test_bad_documents_are_named_by_file_and_line(trained, tmp_path, content, pr
 
 
 def test_model_folder_without_its_settings_or_with_other_ones(trained, tmp_path):
-    from icda.predict import predict_file
+    from icda.steps.predict import predict_file
 
     folder = tmp_path / "model"
     folder.mkdir()
@@ -138,8 +138,8 @@ def test_model_folder_without_its_settings_or_with_other_ones(trained, tmp_path)
 def test_finalize_exports_the_selector_of_the_run_it_keeps(trained, tmp_path):
     """The exported icda_model is the chosen candidate of the run whose augmented set finalize
     keeps (the lower original dev loss), and predicts as that candidate does."""
-    from icda.predict import predict_file
-    from icda.selection import original_dev_loss
+    from icda.steps.predict import predict_file
+    from icda.model_selection import original_dev_loss
     from icda.steps.select import select_iteration
 
     dev_labels = [json.loads(line)["label"] for line in (trained / "data/dev.jsonl").read_text().splitlines()]
@@ -175,7 +175,7 @@ def test_finetune_mode_predicts_with_the_fine_tuned_encoder(tmp_path, tiny_encod
     """Finetune mode: the encoder weights come from model.pt, so predict reproduces the test
     predictions training recorded."""
     from icda.steps.train import train_candidate
-    from icda.predict import predict_file
+    from icda.steps.predict import predict_file
     from icda.settings import Settings
 
     for split, n, offset in (("train", 24, 0), ("dev", 8, 1), ("test", 6, 2)):

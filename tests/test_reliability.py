@@ -18,12 +18,12 @@ import torch
 import yaml
 
 from icda import workflow_config
-from icda.data.datasets import prepare_dataset
+from icda.steps.prepare import prepare_dataset
 from icda.data.readers import read_icda
 from icda.errors import ConfigError, DataError
 from icda.loading import load_weights
 from icda.records import Decision
-from icda.selection import select_candidate
+from icda.model_selection import select_candidate
 from test_workflow import REPO, snakemake
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -389,7 +389,7 @@ def test_download_never_writes_outside_data_dir(tmp_path):
             workflow_config.availability(config | {"datasets": {"toy": spec}})
 
     # a folder inside data_dir that is a link to elsewhere: the download refuses to follow it
-    from icda.data.download import download
+    from icda.steps.download import download
 
     (tmp_path / "elsewhere").mkdir()
     (workdir / "data").mkdir()

@@ -9,7 +9,7 @@ from icda.degeneration import check_degeneration, check_histograms, position_bin
 from icda.errors import IcdaError
 from icda.metrics import rationale_metrics
 from icda.counterfactual import build_plan
-from icda.selection import convergence, delta_a, rationale_sets, score
+from icda.model_selection import convergence, delta_a, rationale_sets, score
 
 
 def test_position_bins_use_exact_integer_edges():
@@ -231,7 +231,7 @@ def _candidate(root, name, dev_loss, dev_prob, train_positions, best_epoch=3, de
 
 
 def test_candidate_loss_original_dev_ranks_by_the_original_dev_set(tmp_path):
-    from icda.selection import cross_entropy, select_candidate
+    from icda.model_selection import cross_entropy, select_candidate
 
     dev_labels = [1, 0, 1, 0]
     train_labels, sel = [0, 1], [[0], [1]]
@@ -258,7 +258,7 @@ def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tm
     fresh model has the lower augmented-dev loss: the paper's stop test fails, so the fresh model
     wins and the loop goes on. Where the augmented dev loss also ranks the warm start first, it
     wins and the loop stops."""
-    from icda.selection import rechoose, select_candidate
+    from icda.model_selection import rechoose, select_candidate
 
     dev_labels, train_labels, sel = [1, 0], [0, 1], [[0], [1]]
     fresh = _candidate(tmp_path, "seed1", 0.08, [0.7, 0.3], sel)
@@ -279,7 +279,7 @@ def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tm
 
 
 def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_path):
-    from icda.selection import select_candidate
+    from icda.model_selection import select_candidate
 
     train_labels = [0, 0, 1, 1]
     prev = _candidate(tmp_path, "prev", 0.5, [0.5] * 2, [[0], [1], [0], [1]])
@@ -301,7 +301,7 @@ def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_pat
 
 def test_original_dev_loss_and_the_final_run(tmp_path):
     from icda.data.document import Document, write_documents
-    from icda.selection import original_dev_loss
+    from icda.model_selection import original_dev_loss
     from icda.steps.finalize import write_final_dataset
 
     dev = [Document(f"d{i}", y, ("s",)) for i, y in enumerate([1, 0])]

@@ -13,7 +13,7 @@ from icda.encoder import EncoderSettings
 from icda.metrics import rationale_metrics
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings, TrainSettings
-from icda.data.encoded import encode_split
+from icda.data.sentence_ids import to_sentence_ids
 from icda.train import predict, train_model
 
 
@@ -73,7 +73,7 @@ def _mmi_on_synthetic(splits, model_settings=None):
     """Train MMI on synthetic splits (cached all-MiniLM-L6-v2 vectors); test predictions."""
     enc = EncoderSettings(name="default", pooling="mean", max_tokens=24, max_sentences=16, batch_size=64)
     cache = embed_documents(splits["train"] + splits["dev"] + splits["test"], enc, progress=False)
-    encode = {s: encode_split(d, cache.index.__getitem__, 16) for s, d in splits.items()}
+    encode = {s: to_sentence_ids(d, cache.index.__getitem__, 16) for s, d in splits.items()}
     torch.manual_seed(42)
     model = RationaleNetwork(CachedSentences(cache.vectors), model_settings or ModelSettings(d_model=64, dff=128), 16)
     train = encode["train"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.data.download import download
-from icda.data.spec import describe_missing, downloadable, missing_files, validate_spec
-from icda.data.spec_files import load_specs
+from icda.steps.download import download
+from icda.data.dataset_spec import describe_missing, downloadable, missing_files, validate_spec
+from icda.data.dataset_spec_files import load_specs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

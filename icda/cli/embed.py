@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.data.spec import SPLITS
+from icda.data.dataset_spec import SPLITS
 from icda.encoder import EncoderSettings, resolve_device
 from icda.errors import ConfigError
 from icda.io import read_json
@@ -63,7 +63,7 @@ def _settings(args: argparse.Namespace) -> EncoderSettings:
 
 
 def run(args: argparse.Namespace) -> int:
-    from icda.embed import embed_splits
+    from icda.steps.embed import embed_splits
 
     settings = _settings(args)
     paths = {split: args.data_dir / f"{split}.jsonl" for split in SPLITS}

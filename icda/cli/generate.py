@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from icda.data.spec_files import load_specs
+from icda.data.dataset_spec_files import load_specs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

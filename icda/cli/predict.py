@@ -19,7 +19,7 @@ from pathlib import Path
 
 
 def register(sub) -> None:
-    from icda.predict import INPUT_FORMATS
+    from icda.steps.predict import INPUT_FORMATS
 
     p = sub.add_parser("predict", help="label new documents and pick their rationale sentences",
                        description=__doc__)
@@ -38,7 +38,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> None:
     from icda.io import write_jsonl
-    from icda.predict import predict_file
+    from icda.steps.predict import predict_file
 
     predictions = [p.to_json() for p in predict_file(args.model, args.input, args.format, args.settings,
                                                      args.device, args.spacy_model)]

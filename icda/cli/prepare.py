@@ -1,7 +1,7 @@
 """``python -m icda prepare``: read, prepare and write one dataset as JSONL (workflow rule ``prepare``).
 
 Writes ``OUT_DIR/{train,dev,test}.jsonl`` and, last, ``OUT_DIR/stats.json``
-(:func:`icda.data.datasets.prepare_dataset`).
+(:func:`icda.steps.prepare.prepare_dataset`).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.data.datasets import prepare_dataset
-from icda.data.spec_files import load_specs
+from icda.steps.prepare import prepare_dataset
+from icda.data.dataset_spec_files import load_specs
 from icda.errors import ConfigError
 
 

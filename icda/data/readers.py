@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from icda.data.document import Document
-from icda.data.prepare import binarize_rating
+from icda.data.cleaning import binarize_rating
 from icda.errors import DataError
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def read_icda(
         keywords: when given, each document's ``rationale`` is :func:`keyword_rationale` of its
             sentences (the connect/restaurant test sets); otherwise ``rationale`` is None.
         ratings: the label field is a rating in [0, 1] (beer), binarised by
-            :func:`~icda.data.prepare.binarize_rating`; documents rated strictly between the
+            :func:`~icda.data.cleaning.binarize_rating`; documents rated strictly between the
             thresholds are dropped and their number is logged.
         id_prefix: documents get the id ``f"{id_prefix}-{line number}"``; default: the file name.
         classes: the allowed labels.

@@ -47,8 +47,8 @@ PAGE_SIZE = 25
 MAX_COUNTERFACTUALS = 2000
 
 @dataclass(frozen=True)
-class RunSelections:
-    """One run's MMI (iteration 0) and ICDA (last iteration) test-set selections."""
+class RunRationales:
+    """One run's MMI (iteration 0) and ICDA (last iteration) test-set rationale positions."""
 
     run: int
     icda_iteration: int
@@ -83,10 +83,10 @@ def _positions(path: Path, evaluation: Evaluation, ids: list[str]) -> list[list[
     return positions
 
 
-def run_selections(eval_paths: Iterable[str | Path], ids: list[str],
-                   icda: dict[int, int] | None = None) -> list[RunSelections]:
-    """Per run, the selections of iteration 0 (MMI) and of ICDA: iteration ``icda[run]`` (the
-    one the run's stop rule took), or the highest one present.
+def run_rationales(eval_paths: Iterable[str | Path], ids: list[str],
+                   icda: dict[int, int] | None = None) -> list[RunRationales]:
+    """Per run, the rationale positions of iteration 0 (MMI) and of ICDA: iteration
+    ``icda[run]`` (the one the run's stop rule took), or the highest one present.
 
     COMP files (``"iteration": null``) are ignored.
 
@@ -110,7 +110,7 @@ def run_selections(eval_paths: Iterable[str | Path], ids: list[str],
             raise DataError(iterations[0][0], None, f"run {run} has no evaluation of iteration {last}, "
                             "which its summary takes as ICDA", "pass the eval.json of every iteration of the run")
         (p0, e0), (pk, ek) = iterations[0], iterations[last]
-        runs.append(RunSelections(run, last, _positions(p0, e0, ids), _positions(pk, ek, ids),
+        runs.append(RunRationales(run, last, _positions(p0, e0, ids), _positions(pk, ek, ids),
                                   e0.precision, ek.precision))
     return runs
 
@@ -157,7 +157,7 @@ def counterfactual_pairs(path: str | Path, limit: int = MAX_COUNTERFACTUALS) -> 
     return pairs, len(cfs)
 
 
-def viewer_data(dataset: str, documents: list[Document], runs: list[RunSelections],
+def viewer_data(dataset: str, documents: list[Document], runs: list[RunRationales],
                 pairs: list[dict], n_counterfactuals: int,
                 max_sentences: int | None = None) -> dict[str, Any]:
     """The JSON the page embeds (its script reads nothing else). ``max_sentences``: the
@@ -224,7 +224,7 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
         max_sentences = Settings.load(settings).encoder.max_sentences
     documents = read_documents(test_path)
     taken = {run: k for (_, run), k in icda_iterations(summaries).items()}
-    runs = run_selections(eval_paths, [d.id for d in documents], taken)
+    runs = run_rationales(eval_paths, [d.id for d in documents], taken)
     pairs, total = counterfactual_pairs(augmented_path) if augmented_path else ([], 0)
     data = viewer_data(dataset, documents, runs, pairs, total, max_sentences)
     with atomic_write(out) as fh:

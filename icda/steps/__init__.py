@@ -8,10 +8,13 @@ the previous steps wrote, running the algorithm on them and writing its own reco
 * :mod:`icda.steps.augment` — ``augment``: the augmented train and dev sets.
 * :mod:`icda.steps.converge` — ``converge``: converge.json.
 * :mod:`icda.steps.finalize` — ``finalize``: the dataset's ICDA output.
+* :mod:`icda.steps.prepare` — ``prepare``: a dataset's train, dev and test JSONL and stats.json.
+* :mod:`icda.steps.download` — ``download``: a public dataset's missing files, md5-checked.
+* :mod:`icda.steps.embed` — ``embed``: a dataset's embedding cache file (frozen-encoder mode).
+* :mod:`icda.steps.predict` — ``predict``: predictions on new documents; ``finalize``'s model
+  export.
 
-The other commands' steps live with their subject: ``prepare`` :mod:`icda.data.datasets`,
-``download`` :mod:`icda.data.download`, ``generate`` :mod:`icda.generate.run`, ``embed``
-:mod:`icda.embed`, ``predict`` :mod:`icda.predict`, ``report`` :mod:`icda.report`, ``theory``
-:mod:`icda.report.theory_figures`, ``sweep`` :mod:`icda.sweep`, ``config-reference``
-:mod:`icda.config_reference`.
+The other commands' steps live with their subject: ``generate`` :mod:`icda.generate.run`,
+``report`` :mod:`icda.report`, ``theory`` :mod:`icda.report.theory_figures`, ``sweep``
+:mod:`icda.sweep`, ``config-reference`` :mod:`icda.config_reference`.
 """

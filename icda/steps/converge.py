@@ -1,6 +1,6 @@
 """The converge step, ``python -m icda converge``: an iteration's choice.json, the dataset's
 settings.json (its stop rule) and the previous iteration's converge.json in; the iteration's
-converge.json out (:func:`icda.selection.convergence`: whether iteration k+1 exists and, once
+converge.json out (:func:`icda.model_selection.convergence`: whether iteration k+1 exists and, once
 stopped, which iteration is ICDA).
 """
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from icda.errors import ConfigError
 from icda.records import Choice, Decision
-from icda.selection import convergence
+from icda.model_selection import convergence
 from icda.settings import Settings
 
 

@@ -45,9 +45,9 @@ def evaluate_model(
     model_path = Path(model) if model is not None else Choice.read(choice).model_path
     ws = open_workspace(settings, data_dir, embeddings)
     network = ws.load_model(model_path)
-    encoded = ws.split(split)
-    pred = predict(network, encoded.ids, device=ws.device)
-    return _evaluation(encoded.documents, pred.positions, pred.predicted.tolist(), encoded.n_sentences.tolist(),
+    split_ids = ws.split(split)
+    pred = predict(network, split_ids.ids, device=ws.device)
+    return _evaluation(split_ids.documents, pred.positions, pred.predicted.tolist(), split_ids.n_sentences.tolist(),
                        model_path, split, labels, settings.model.n_classes)
 
 

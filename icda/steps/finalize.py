@@ -1,7 +1,7 @@
 """The finalize step, ``python -m icda finalize``: each run's ICDA choice.json and augmented
 training set in; the dataset's ICDA output out: the augmented training set of the run whose
 choice has the lowest loss on the original dev set and, with ``model_out``, that run's selector
-(model.pt and model.json, :func:`icda.predict.export_model`).
+(model.pt and model.json, :func:`icda.steps.predict.export_model`).
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ from typing import Sequence
 
 from icda.data.document import read_documents
 from icda.io import atomic_path
-from icda.predict import export_model
+from icda.steps.predict import export_model
 from icda.records import Choice
-from icda.selection import original_dev_loss
+from icda.model_selection import original_dev_loss
 
 log = logging.getLogger(__name__)
 
 
 def final_run(choices: Sequence[str | Path], dev_labels: Sequence[int]) -> tuple[int, list[float]]:
     """Which run's ICDA output is kept: the index of the run whose final choice has the lowest
-    :func:`~icda.selection.original_dev_loss` (the one yardstick every run shares), and every run's loss.
+    :func:`~icda.model_selection.original_dev_loss` (the one yardstick every run shares), and every run's loss.
 
     Args:
         choices: each run's last-iteration ``choice.json``.
@@ -40,7 +40,7 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
                         settings: str | Path | None = None) -> Path:
     """Copy the augmented training set of the :func:`final_run` to ``out`` (atomically) and,
     with ``model_out``, export the chosen selector of that run's ``choices[i]`` there
-    (:func:`icda.predict.export_model`: model.pt and model.json; ``settings``: the dataset's
+    (:func:`icda.steps.predict.export_model`: model.pt and model.json; ``settings``: the dataset's
     settings.json, for a candidate without model.json).
 
     ``augmented[i]`` and ``choices[i]`` belong to run i (the iteration its stop rule took as ICDA).

@@ -1,6 +1,6 @@
 """The select step, ``python -m icda select``: an iteration's candidate folders (history.json,
 predictions.json), the prepared train and dev labels and the previous choice.json in; the
-iteration's choice.json out (:func:`icda.selection.select_candidate`).
+iteration's choice.json out (:func:`icda.model_selection.select_candidate`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Sequence
 from icda.data.document import read_documents
 from icda.errors import ConfigError
 from icda.records import Choice
-from icda.selection import select_candidate
+from icda.model_selection import select_candidate
 
 
 def select_iteration(
@@ -22,7 +22,7 @@ def select_iteration(
     previous: str | Path | None = None,
     candidate_loss: str = "augmented_dev",
 ) -> Choice:
-    """:func:`~icda.selection.select_candidate` on files: the labels come from the prepared ``train.jsonl`` and
+    """:func:`~icda.model_selection.select_candidate` on files: the labels come from the prepared ``train.jsonl`` and
     ``dev.jsonl`` in ``data_dir``, the previous choice from its ``choice.json``.
 
     Raises:

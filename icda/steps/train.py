@@ -18,7 +18,7 @@ import numpy as np
 from icda.counterfactual import augmented_tensors
 from icda.data.document import read_documents
 from icda.loading import Workspace, load_weights, open_workspace, save_model
-from icda.predict import write_model_card
+from icda.steps.predict import write_model_card
 from icda.records import HISTORY_FILE, MODEL_FILE, PREDICTIONS_FILE, Choice, History, Pools, Predictions
 from icda.settings import Settings
 from icda.train import predict, train_model
@@ -162,7 +162,7 @@ def _load(settings: Settings, data_dir: str | Path, embeddings: str | Path | Non
 def _training_data(ws: Workspace, pools: str | Path | None, augmented_dev: str | Path | None) -> _TrainingData:
     train, dev, test = ws.split("train"), ws.split("dev"), ws.split("test")
     if pools is not None:
-        aug_dev = ws.encode(read_documents(augmented_dev), str(augmented_dev))
+        aug_dev = ws.sentence_ids(read_documents(augmented_dev), str(augmented_dev))
         sizes = {"train": train.n_sentences.tolist(), "dev": dev.n_sentences.tolist()}
         return _TrainingData(train, dev, test, Pools.read(pools, sizes).train.plan, pools, aug_dev.ids,
                              aug_dev.labels, None)

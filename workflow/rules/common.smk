@@ -166,7 +166,7 @@ def get_prepare_files(wildcards):
             "files": workflow_config.data_files(config, wildcards.dataset)}
 
 
-# --- training and selection inputs ---
+# --- training and model-selection inputs ---
 
 
 def get_train_inputs(wc):

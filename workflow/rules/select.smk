@@ -1,5 +1,5 @@
 # Model choice: iteration 0 (MMI) and COMP by dev loss; iterations >= 1 with the degeneration
-# and ΔA penalties of the paper (icda/selection.py).
+# and ΔA penalties of the paper (icda/model_selection.py).
 
 
 rule select:

@@ -1,4 +1,5 @@
-"""Preparation of train/dev documents (paper appendix "Data Details").
+"""Cleaning train/dev documents (paper appendix "Data Details"): deduplicate, drop short
+documents, balance the classes, binarise ratings, carve out a dev split.
 
 "We modify all training and dev datasets by deduplifying, filtering all samples with less than
 five sentences, and balancing the classes"; beer ratings are binarised (>= 0.6 positive, <= 0.4
@@ -39,7 +40,7 @@ def binarize_rating(
 def deduplicate(docs: Sequence[Document]) -> list[Document]:
     """Drop documents with the same label and the same sentences as an earlier one (keep the first).
     The same sentences with another label are kept (``prepare`` counts and warns about them:
-    :func:`icda.data.datasets.count_contradictory`)."""
+    :func:`icda.steps.prepare.count_contradictory`)."""
     seen: set[tuple[int | None, tuple[str, ...]]] = set()
     out = []
     for doc in docs:

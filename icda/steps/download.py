@@ -11,7 +11,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from icda.data.spec import describe_missing, downloadable, missing_files, validate_spec
+from icda.data.dataset_spec import describe_missing, downloadable, missing_files, validate_spec
 from icda.errors import DataError
 from icda.io import atomic_path
 

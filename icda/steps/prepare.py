@@ -3,7 +3,7 @@ clean, split and check it, and write ``train``/``dev``/``test.jsonl`` and ``stat
 
 Preparation (paper appendix "Data Details"): train and dev are deduplicated, stripped of
 documents with fewer than ``min_sentences`` sentences and class-balanced; the test split is kept as
-read. The spec's keys are documented in :mod:`icda.data.spec`.
+read. The spec's keys are documented in :mod:`icda.data.dataset_spec`.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from icda.data.cleaning import clean, split_dev
+from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, validate_spec
 from icda.data.document import Document, write_documents
-from icda.data.prepare import clean, split_dev
 from icda.data.readers import read_hotel_test, read_icda, read_jsonl
-from icda.data.spec import SPLITS, describe_missing, missing_files, validate_spec
 from icda.data.synthetic import generate_synthetic
 from icda.errors import DataError
+from icda.generate.llm_spec import parse_llm, responses_path
 from icda.generate.postprocess import llm_splits
-from icda.generate.spec import parse_llm, responses_path
 from icda.io import write_json
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""Documents as sentence-id matrices (:class:`EncodedSplit`).
+"""Documents as sentence-id matrices (:class:`SentenceIdSplit`).
 
 Every sentence of a dataset has an integer id (its row in the embedding cache in frozen mode,
 its index in the sentence table in finetune mode). A split becomes a [D, N] id matrix, so a
@@ -19,7 +19,7 @@ from icda.records import PAD
 
 
 @dataclass
-class EncodedSplit:
+class SentenceIdSplit:
     """A split as tensors: ids [D, N] (``PAD`` in empty slots), labels [D] (−1 = unknown),
     n_sentences [D]; ``documents`` are the source documents, in the same order."""
 
@@ -32,9 +32,9 @@ class EncodedSplit:
         return len(self.documents)
 
 
-def encode_split(
+def to_sentence_ids(
     docs: Sequence[Document], sentence_id: Callable[[str], int], max_sentences: int, where: str = "split"
-) -> EncodedSplit:
+) -> SentenceIdSplit:
     """Map each document's first ``max_sentences`` sentences to ids.
 
     Raises:
@@ -49,4 +49,4 @@ def encode_split(
             ids[row, col] = sentence_id(sentence)
     labels = torch.tensor([-1 if d.label is None else d.label for d in docs], dtype=torch.long)
     n_sent = (ids >= 0).sum(dim=1)
-    return EncodedSplit(ids, labels, n_sent, list(docs))
+    return SentenceIdSplit(ids, labels, n_sent, list(docs))

@@ -184,7 +184,7 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
     import torch
 
     from icda.encoder import resolve_device
-    from icda.loading import Workspace, encoded_workspace
+    from icda.loading import Workspace, finetune_workspace
     from icda.train import predict
 
     folder = Path(folder)
@@ -194,7 +194,7 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
     device = resolve_device(device)
     documents = {"new": list(docs)}
     if settings.model.finetune:
-        ws = encoded_workspace(settings, folder, documents, device)
+        ws = finetune_workspace(settings, folder, documents, device)
     else:
         from icda.embed import embed_documents
         from icda.model import CachedSentences
@@ -203,8 +203,8 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
         ws = Workspace(settings, folder, documents, lambda text: cache.index[text],
                        CachedSentences(cache.vectors), device)
     network = ws.load_model(folder / MODEL_FILE)
-    encoded = ws.encode(documents["new"], str(where))
-    out = predict(network, encoded.ids, device=device)
+    new = ws.sentence_ids(documents["new"], str(where))
+    out = predict(network, new.ids, device=device)
     probabilities = torch.softmax(out.logits.double(), dim=-1).numpy().round(6).tolist()
     return [Prediction(doc.id, int(label), probs, positions, [doc.sentences[i] for i in positions], doc.label)
             for doc, label, probs, positions in zip(docs, out.predicted.tolist(), probabilities, out.positions)]
