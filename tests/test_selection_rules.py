@@ -126,15 +126,19 @@ def _choice(**fields):
                   chosen=CandidateScore(**(base | fields)))
 
 
+#: the paper's loop (Algorithm 2), which the tests of its stop rule change key by key
+PAPER_LOOP = {"stop_rule": "paper", "stop_delta_a": 0.0, "max_iters": 10}
+
+
 def _stop(choice, previous="auto", **icda):
-    """convergence() of ``choice`` under IcdaSettings(**icda), after a previous decision that
-    recorded no signals (``previous="auto"``)."""
+    """convergence() of ``choice`` under the paper's loop with ``icda`` over it, after a previous
+    decision that recorded no signals (``previous="auto"``)."""
     from icda.records import Decision
     from icda.settings import IcdaSettings
 
     if previous == "auto":
         previous = Decision(iteration=choice.iteration - 1, stop=False, converged=False, reason="")
-    return convergence(choice, IcdaSettings(**icda), previous)
+    return convergence(choice, IcdaSettings(**(PAPER_LOOP | icda)), previous)
 
 
 def test_stop_rule():
@@ -165,12 +169,13 @@ def test_stop_when_the_rationales_did_not_change_is_an_option():
 
 
 def _trajectory(losses, deltas, accuracies, **icda):
-    """Replay the stop rule over iterations 0, 1, ... with the chosen selector's original dev
-    loss, ΔA and accuracy given per iteration; the decisions up to the first stop."""
+    """Replay the rationales stop rule (no ΔA threshold unless ``icda`` sets one) over iterations
+    0, 1, ... with the chosen selector's original dev loss, ΔA and accuracy given per iteration;
+    the decisions up to the first stop."""
     from icda.records import CandidateScore, Choice
     from icda.settings import IcdaSettings
 
-    settings = IcdaSettings(stop_rule="rationales", **icda)
+    settings = IcdaSettings(**(PAPER_LOOP | {"stop_rule": "rationales"} | icda))
     decisions, previous = [], None
     for k, (loss, delta, acc) in enumerate(zip(losses, deltas, accuracies)):
         chosen = CandidateScore(name="seed1", candidate_dir="x", warm_start=False, seed=1, dev_loss=0.1,

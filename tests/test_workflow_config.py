@@ -44,21 +44,21 @@ def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
 def test_a_dataset_whose_server_cannot_be_reached_is_listed_with_its_urls_and_paths(tmp_path, http_server):
     config = _config(tmp_path)
     config["datasets"]["absent"]["url"] = "http://127.0.0.1:9/data/"  # connection refused
-    unreachable = helpers.unreachable_downloads(config, timeout=2)
+    unreachable = workflow_config.unreachable_downloads(config, timeout=2)
     assert list(unreachable) == ["absent"]
     for split in ("train", "dev", "test"):
         assert f"http://127.0.0.1:9/data/absent/{split} → {tmp_path / 'absent' / split}" in unreachable["absent"]
-    present, absent = helpers.availability(config, unreachable)
+    present, absent = workflow_config.availability(config, unreachable)
     assert present == ["present", "synthetic"] and absent == unreachable
-    report = helpers.unfetched_report(unreachable)
+    report = workflow_config.unfetched_report(unreachable)
     assert report.startswith("1 dataset(s) could not be downloaded") and "absent: could not be downloaded" in report
-    assert helpers.unfetched_report({}) == ""
+    assert workflow_config.unfetched_report({}) == ""
     # named in run_datasets: not probed (its download job runs and fails with the same advice)
-    assert helpers.unreachable_downloads(config | {"run_datasets": ["absent"]}) == {}
-    assert helpers.unreachable_downloads(config | {"download": False}) == {}
+    assert workflow_config.unreachable_downloads(config | {"run_datasets": ["absent"]}) == {}
+    assert workflow_config.unreachable_downloads(config | {"download": False}) == {}
     # a server that answers, even with 404 for the file, is reachable
     config["datasets"]["absent"]["url"] = http_server
-    assert helpers.unreachable_downloads(config, timeout=2) == {}
+    assert workflow_config.unreachable_downloads(config, timeout=2) == {}
 
 
 def test_only_the_download_spec_has_the_checksums(tmp_path):
