@@ -59,7 +59,7 @@ def measure(n: int) -> dict[str, float]:
             "run_datasets": ["synthetic"], "n_runs": 1, "icda": {"max_iters": 1},
             "datasets": {"synthetic": {"synthetic": {"n_train": n, "n_dev": max(n // 5, 100), "n_test": 400}}}}))
         targets = ["results/synthetic/run1/iter1/eval.json", "results/synthetic/run1/iter1/converge.json"]
-        _, jobs = run_workflow(REPO, Path(tmp) / "work", [config], targets, cores=1)
+        _, jobs, _ = run_workflow(REPO, Path(tmp) / "work", [config], targets, cores=1)
         run = Path(tmp) / "work/results/synthetic/run1"
         epochs = {k: epoch_stats(run.glob(f"iter{k}/candidates/*/history.json")) for k in (0, 1)}
     per_iteration = iteration_cpu(jobs)

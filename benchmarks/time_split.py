@@ -18,6 +18,11 @@ temporary folder, with every job's ``python`` behind a shim that records the job
 the in-process shares per dataset from its histories, and the least wall time the training
 epochs alone need on ``--cores`` cores, however well the jobs are packed.
 
+``--configfile FILE`` (repeatable) runs the workflow with these config files after
+config/config.yaml instead of the tiny one, e.g. the offline reproduction from scratch
+(``--configfile config/offline.yaml --cores 2``; its relative ``data_dir`` is resolved against
+the current directory); the run's wall time and the share of its cores kept busy are printed too.
+
 ``--repeat N`` runs it N times and reports the median of each share. ``--repo PATH`` runs the
 Snakefile of another checkout (e.g. a ``git worktree`` of an older commit) for a before/after
 comparison, which it prints as ratios when given twice (``--repo OLD --repo NEW``). Per ICDA
@@ -41,7 +46,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SHIM = '''import json, os, resource, subprocess, sys, time
@@ -59,11 +67,22 @@ SHARES = ["training epochs", "evaluation and predictions", "loading inputs", "st
 ITERATION = re.compile(r"/iter(\d+)/")
 
 
+def data_dir(configfiles: list[Path], workdir: Path) -> Path:
+    """The ``data_dir`` the last of ``configfiles`` that sets one gives, a relative one resolved
+    against the current directory (where ``snakemake`` would run); none: ``workdir/data``."""
+    for path in reversed(configfiles):
+        value = (yaml.safe_load(path.read_text()) or {}).get("data_dir")
+        if value:
+            return Path(value).resolve()
+    return workdir / "data"
+
+
 def run_workflow(repo: Path, workdir: Path, configfiles: list[Path] | None = None,
-                 targets: list[str] | None = None, cores: int = 1) -> tuple[float, list[dict]]:
+                 targets: list[str] | None = None, cores: int = 1) -> tuple[float, list[dict], float]:
     """Run the workflow of ``repo`` in ``workdir`` (config/config.yaml plus ``configfiles``,
     default the tiny workflow's; ``targets``, default all) on ``cores``; (total CPU seconds of
-    Snakemake and its jobs, one record per job process: ``argv``, ``cpu``, ``shim_cpu``, ``wall``)."""
+    Snakemake and its jobs, one record per job process: ``argv``, ``cpu``, ``shim_cpu``, ``wall``;
+    wall seconds of the whole run)."""
     bin_dir = workdir / "bin"
     bin_dir.mkdir(parents=True)
     (bin_dir / "shim.py").write_text(SHIM)
@@ -76,15 +95,17 @@ def run_workflow(repo: Path, workdir: Path, configfiles: list[Path] | None = Non
                         "PYTHONPATH": str(repo)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     configfiles = configfiles or [repo / "tests/fixtures/tiny_workflow.yaml"]
+    start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), "-s", str(repo / "Snakefile"),
                     "--directory", str(workdir), "--configfile", str(repo / "config/config.yaml"),
-                    *map(str, configfiles), "--config", f"data_dir={workdir / 'data'}", "--quiet", "--",
-                    *(targets or [])], env=env, capture_output=True, text=True)
+                    *map(str, configfiles), "--config", f"data_dir={data_dir(configfiles, workdir)}", "--quiet",
+                    "--", *(targets or [])], env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
     if proc.returncode:
         raise SystemExit(f"snakemake failed in {workdir}:\n{proc.stderr[-3000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return total, [json.loads(line) for line in log.read_text().splitlines()]
+    return total, [json.loads(line) for line in log.read_text().splitlines()], wall
 
 
 def command(job: dict) -> str:
@@ -129,18 +150,21 @@ def iteration_cpu(jobs: list[dict]) -> dict[int, float]:
     return out
 
 
-def measure(repo: Path, repeat: int) -> tuple[dict[str, float], float, float]:
-    """Median CPU seconds per share, median total, median CPU seconds per ICDA iteration."""
-    runs, totals, per_iteration = [], [], []
+def measure(repo: Path, repeat: int, configfiles: list[Path] | None, cores: int
+            ) -> tuple[dict[str, float], float, float, float]:
+    """Median CPU seconds per share, median total, median CPU seconds per ICDA iteration, median
+    wall seconds."""
+    runs, totals, per_iteration, walls = [], [], [], []
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            total, jobs = run_workflow(repo, Path(tmp))
+            total, jobs, wall = run_workflow(repo, Path(tmp), configfiles, cores=cores)
             shares, iterations = split(total, jobs, Path(tmp) / "results")
         runs.append(shares)
         totals.append(total)
+        walls.append(wall)
         per_iteration.append(statistics.mean(iterations.values()))
     return ({s: statistics.median(r[s] for r in runs) for s in SHARES}, statistics.median(totals),
-            statistics.median(per_iteration))
+            statistics.median(per_iteration), statistics.median(walls))
 
 
 def results_split(results: Path, cores: int) -> None:
@@ -167,35 +191,63 @@ def results_split(results: Path, cores: int) -> None:
     epochs = totals[2] + totals[3]
     print(f"\nThe epochs with their dev evaluations: {epochs / 60:.1f} CPU min, at least "
           f"{epochs / 60 / cores:.1f} min of wall time on {cores} cores however the jobs are packed.")
+    protocol_split(results, epochs)
+
+
+def protocol_split(results: Path, total: float) -> None:
+    """Print which parts of the protocol the epochs (with their dev evaluations, ``total`` CPU
+    seconds) were spent on: COMP's grid, each MMI/ICDA iteration's last fresh seed, and the
+    epochs after a candidate's kept checkpoint (early stopping's patience)."""
+    comp = last_seed = after_kept = 0.0
+    for path in results.glob("*/run*/*/candidates/*/history.json"):
+        history = json.loads(path.read_text())
+        cpu = [e.get("cpu_seconds", 0.0) for e in history["epochs"]]
+        if path.parts[-4] == "comp":
+            comp += sum(cpu)
+            continue
+        seeds = sorted(int(p.name[4:]) for p in path.parent.parent.glob("seed*"))
+        if path.parent.name == f"seed{seeds[-1]}":
+            last_seed += sum(cpu)
+        after_kept += sum(c for e, c in zip(history["epochs"], cpu) if e["epoch"] > history["best_epoch"])
+    print("\n| of the epochs' CPU | CPU s | % |\n|---|---|---|")
+    for name, value in (("COMP's λ × seed grid", comp), ("MMI/ICDA: each iteration's last fresh seed", last_seed),
+                        ("MMI/ICDA: epochs after a candidate's kept checkpoint", after_kept)):
+        print(f"| {name} | {value:.1f} | {100 * value / total:.0f} |")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--results", type=Path, help="a finished run's results/ folder: split its histories")
-    parser.add_argument("--cores", type=int, default=2, help="with --results: cores of the floor printed")
+    parser.add_argument("--cores", type=int,
+                        help="cores of the workflow run (default 1); with --results: of the floor printed (default 2)")
+    parser.add_argument("--configfile", type=Path, action="append",
+                        help="run the workflow with these config files (after config/config.yaml) instead "
+                             "of the tiny one, e.g. config/offline.yaml")
     parser.add_argument("--repo", type=Path, action="append",
                         help="checkout whose Snakefile runs (default: this one); twice: before, after")
     parser.add_argument("--repeat", type=int, default=1, help="runs per checkout (median reported)")
     args = parser.parse_args(argv)
     if args.results:
-        results_split(args.results, args.cores)
+        results_split(args.results, args.cores or 2)
         return
     repos = args.repo or [REPO]
-    results = [measure(repo.resolve(), args.repeat) for repo in repos]
+    args.cores = args.cores or 1
+    results = [measure(repo.resolve(), args.repeat, args.configfile, args.cores) for repo in repos]
     header = "| share | " + " | ".join(f"{r} CPU s | %" for r in repos) + (" | after / before |" if len(repos) == 2 else "")
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for share in SHARES:
-        cells = " | ".join(f"{shares[share]:.1f} | {100 * shares[share] / total:.0f}" for shares, total, _ in results)
+        cells = " | ".join(f"{shares[share]:.1f} | {100 * shares[share] / total:.0f}" for shares, total, *_ in results)
         ratio = ""
         if len(results) == 2 and results[0][0][share] > 0:
             ratio = f" | {results[1][0][share] / results[0][0][share]:.2f} |"
         print(f"| {share} | {cells}{ratio or ' |'}")
-    print("| **total** | " + " | ".join(f"{t:.1f} | 100" for _, t, _ in results)
+    print("| **total** | " + " | ".join(f"{t:.1f} | 100" for _, t, *_ in results)
           + (f" | {results[1][1] / results[0][1]:.2f} |" if len(results) == 2 else " |"))
     print()
-    for repo, (_, _, per_iteration) in zip(repos, results):
-        print(f"{repo}: {per_iteration:.1f} CPU s per ICDA iteration (jobs of iterations >= 1, mean)")
+    for repo, (_, total, per_iteration, wall) in zip(repos, results):
+        print(f"{repo}: {per_iteration:.1f} CPU s per ICDA iteration (jobs of iterations >= 1, mean); "
+              f"wall {wall / 60:.1f} min on {args.cores} core(s), {total / (wall * args.cores):.0%} of them busy")
     if len(results) == 2:
         print(f"per-iteration cost, after / before: {results[1][2] / results[0][2]:.2f}")
 

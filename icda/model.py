@@ -253,9 +253,9 @@ class RationaleNetwork(nn.Module):
     def forward(self, ids: torch.Tensor) -> RationaleOutput:
         """ids [B, N] sentence ids (``PAD`` for empty slots; every row has a real sentence)."""
         mask = ids >= 0
-        h = self.sentences.real(ids, mask)  # [T, H]: the real slots' vectors
-        v = h.new_zeros(*ids.shape, self.sentence_dim)
-        v[mask] = self.adapter(h)  # empty slots stay zero and cost nothing
+        a = self.adapter(self.sentences.real(ids, mask))  # [T, D]: the real slots' vectors
+        v = a.new_zeros(*ids.shape, self.sentence_dim)  # (a's dtype: bfloat16 under autocast)
+        v[mask] = a  # empty slots stay zero and cost nothing
         x = self.project(v) + self.positions[: ids.shape[1]]
         if self.learned_positions is not None:
             x = x + self.learned_positions[: ids.shape[1]]

@@ -13,6 +13,7 @@ rule augment:
     params:
         data=get_data_dir,
         out=get_out_dir,
+    priority: LOOP_PRIORITY
     log:
         "results/logs/{dataset}/run{run}/iter{k}/augment.log",
     conda:

@@ -22,6 +22,12 @@ COMP_CANDIDATES = f"{COMP}/candidates"  # the trained COMP grid of a run: lambda
 COMP_CANDIDATE = f"{COMP_CANDIDATES}/lambda{{lam}}_seed{{seed}}"
 SETTINGS = f"{DATASET}/settings.json"
 
+# Scheduling: the jobs between two trainings of a run (select, pools, augment, converge) take about
+# a second each and start the run's next iteration. At the default priority the scheduler kept
+# both cores on training jobs that were ready, and a restaurant run waited 13.5 min between two of
+# its iterations in the offline reproduction (b1f13b7), finishing alone on one core at the end.
+LOOP_PRIORITY = 50
+
 wildcard_constraints:
     dataset=r"[A-Za-z0-9_\-]+",
     run=r"\d+",

@@ -8,6 +8,7 @@ checkpoint converge:
         f"{ITER}/converge.json",
     params:
         previous=lambda wc, input: f"--previous {shlex.quote(input.previous)}" if input.get("previous") else "",
+    priority: LOOP_PRIORITY
     log:
         "results/logs/{dataset}/run{run}/iter{k}/converge.log",
     conda:

@@ -11,6 +11,7 @@ rule pools:
         f"{ITER}/pools.json",
     params:
         data=get_data_dir,
+    priority: LOOP_PRIORITY
     log:
         "results/logs/{dataset}/run{run}/iter{k}/pools.log",
     conda:

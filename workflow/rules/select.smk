@@ -11,6 +11,7 @@ rule select:
         data=get_data_dir,
         args=get_select_args,
         candidate_loss=get_candidate_loss,
+    priority: LOOP_PRIORITY
     log:
         "results/logs/{dataset}/run{run}/iter{k}/select.log",
     conda:

@@ -1,0 +1,100 @@
+"""How far a training epoch of the default network is from its floor on this CPU.
+
+A training step of the rationale network (forward, backward, fused AdamW; one thread, as in a
+workflow job) on restaurant-shaped documents: 5 to 16 sentences, P(n) ∝ 2^-(n-5) (mean ≈ 6,
+as the restaurant training set), with sentence dropout 0.5 and shuffling as in training
+(``icda.train``). Variants, interleaved in one invocation on the same documents, each reported
+as CPU ms per 1,000 training documents and as a ratio to the default:
+
+- ``batch 64 (default)``: ``train.batch_size`` of config/config.yaml;
+- ``batch 128``, ``batch 256``: fewer, larger steps; what is left of a step's cost that does
+  not grow with its size (Python, autograd, launching small kernels) shows as the saving;
+- ``bf16 matmuls``: the default under ``torch.autocast("cpu", dtype=torch.bfloat16)``, which
+  runs the matrix products in bfloat16 (fast on CPUs with AVX512-BF16 or AMX; slower where
+  they are emulated).
+
+Each variant changes the numbers the model learns (the batch size changes the optimisation; bf16
+rounds every product to 8 bits of mantissa): these are costs, not drop-in speed-ups.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py
+    PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py --documents 4096 --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+import yaml
+
+from icda.model import CachedSentences, RationaleNetwork
+from icda.settings import ModelSettings
+from icda.train import drop_sentences, shuffle_sentences, trim
+
+CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/config.yaml").read_text())
+
+
+def documents(n: int, max_sentences: int, generator: torch.Generator) -> torch.Tensor:
+    """ids [n, max_sentences]: restaurant-shaped documents of 5 to ``max_sentences`` sentences."""
+    sizes = torch.arange(5, max_sentences + 1)
+    weights = 0.5 ** (sizes - 5).double()
+    lengths = sizes[torch.multinomial(weights, n, replacement=True, generator=generator)]
+    ids = torch.randint(0, 5000, (n, max_sentences), generator=generator)
+    ids[torch.arange(max_sentences) >= lengths[:, None]] = -1
+    return ids
+
+
+def epoch_cpu_seconds(model: RationaleNetwork, ids: torch.Tensor, labels: torch.Tensor, batch_size: int,
+                      bf16: bool, dropout: float, seed: int) -> float:
+    """CPU seconds of one training epoch over ids [D, N] (labels [D])."""
+    generator = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=CONFIG["train"]["lr"], fused=True)
+    cast = torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
+    model.train()
+    start = time.process_time()
+    for at in range(0, len(ids), batch_size):
+        x = trim(shuffle_sentences(drop_sentences(ids[at: at + batch_size], dropout, generator), generator))
+        with cast:
+            loss = F.cross_entropy(model(x).logits.float(), labels[at: at + batch_size])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    return time.process_time() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--documents", type=int, default=2048, help="training documents per epoch")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the fastest is kept")
+    args = parser.parse_args()
+    torch.set_num_threads(1)  # as a workflow job with train_threads: 1
+    generator = torch.Generator().manual_seed(0)
+    max_sentences = CONFIG["encoder"]["max_sentences"]
+    ids = documents(args.documents, max_sentences, generator)
+    labels = torch.randint(0, 2, (args.documents,), generator=generator)
+    torch.manual_seed(0)
+    model = RationaleNetwork(CachedSentences(torch.randn(5000, 384)), ModelSettings(**CONFIG["model"]),
+                             max_sentences)
+    default_batch = CONFIG["train"]["batch_size"]
+    variants = {f"batch {default_batch} (default)": (default_batch, False), "batch 128": (128, False),
+                "batch 256": (256, False), "bf16 matmuls": (default_batch, True)}
+    dropout = CONFIG["train"]["sentence_dropout"]
+    epoch_cpu_seconds(model, ids[:256], labels[:256], default_batch, True, dropout, 0)  # warm-up
+    best = dict.fromkeys(variants, float("inf"))
+    for round_ in range(args.repeat):
+        for name, (batch_size, bf16) in variants.items():
+            best[name] = min(best[name], epoch_cpu_seconds(model, ids, labels, batch_size, bf16, dropout, round_))
+    base = best[f"batch {default_batch} (default)"]
+    print(f"{args.documents} documents, {torch.get_num_threads()} thread, fastest of {args.repeat} rounds")
+    print("| variant | CPU ms per 1,000 documents | / default |")
+    print("|---|---|---|")
+    for name, seconds in best.items():
+        print(f"| {name} | {1000 * seconds * 1000 / args.documents:.0f} | {seconds / base:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
