@@ -150,15 +150,17 @@ def iteration_cpu(jobs: list[dict]) -> dict[int, float]:
     return out
 
 
-def measure(repo: Path, repeat: int, configfiles: list[Path] | None, cores: int
+def measure(repo: Path, repeat: int, configfiles: list[Path] | None, cores: int, keep: Path | None = None
             ) -> tuple[dict[str, float], float, float, float]:
     """Median CPU seconds per share, median total, median CPU seconds per ICDA iteration, median
-    wall seconds."""
+    wall seconds. ``keep``: run in this new folder (its results and Snakemake log stay) instead
+    of a temporary one."""
     runs, totals, per_iteration, walls = [], [], [], []
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            total, jobs, wall = run_workflow(repo, Path(tmp), configfiles, cores=cores)
-            shares, iterations = split(total, jobs, Path(tmp) / "results")
+            workdir = keep or Path(tmp)
+            total, jobs, wall = run_workflow(repo, workdir, configfiles, cores=cores)
+            shares, iterations = split(total, jobs, workdir / "results")
         runs.append(shares)
         totals.append(total)
         walls.append(wall)
@@ -226,13 +228,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repo", type=Path, action="append",
                         help="checkout whose Snakefile runs (default: this one); twice: before, after")
     parser.add_argument("--repeat", type=int, default=1, help="runs per checkout (median reported)")
+    parser.add_argument("--keep", type=Path, help="run in this new folder and keep it (one checkout, one run)")
     args = parser.parse_args(argv)
     if args.results:
         results_split(args.results, args.cores or 2)
         return
     repos = args.repo or [REPO]
     args.cores = args.cores or 1
-    results = [measure(repo.resolve(), args.repeat, args.configfile, args.cores) for repo in repos]
+    if args.keep and (len(repos) > 1 or args.repeat > 1 or args.keep.exists()):
+        parser.error("--keep takes a new folder and one run of one checkout")
+    results = [measure(repo.resolve(), args.repeat, args.configfile, args.cores, args.keep) for repo in repos]
     header = "| share | " + " | ".join(f"{r} CPU s | %" for r in repos) + (" | after / before |" if len(repos) == 2 else "")
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
