@@ -10,8 +10,9 @@ warm start wins only where the augmented dev loss ranks it first too: :func:`cho
 stops when the warm start wins with its best epoch the initial evaluation (epoch −1: training did
 not improve it), optionally when the chosen selector's rationales did not change (ΔA = 0), or at
 ``max_iters``. Across runs, the final ICDA dataset is the one of the run
-whose last choice has the lowest loss on the original dev set (:func:`original_dev_loss`;
-:func:`icda.steps.finalize.write_final_dataset`).
+whose last choice has the lowest loss on the original dev set (:func:`cross_entropy`;
+:func:`icda.steps.finalize.write_final_dataset`). Nothing here reads a file: the steps
+(:mod:`icda.steps.select`, :mod:`icda.steps.finalize`) read the records and pass them in.
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
-from icda.records import HISTORY_FILE, PREDICTIONS_FILE, CandidateScore, Choice, Decision, History, Predictions
+from icda.records import CandidateScore, Choice, Decision, History, Predictions
 from icda.settings import CANDIDATE_LOSSES, FINAL_CHOICES, IcdaSettings
 
 PENALTY = 1e10
@@ -111,57 +111,63 @@ def rechoose(choice: Choice, candidate_loss: str) -> CandidateScore:
     return choose(choice.candidates, choice.iteration, candidate_loss, choice.previous_delta_A)[0]
 
 
+@dataclass(frozen=True)
+class TrainedCandidate:
+    """One trained candidate of an iteration as selection sees it: its name and folder (recorded
+    in choice.json, never read here), whether it is the warm start, and the records training
+    wrote (``python -m icda train``: history.json, predictions.json)."""
+
+    name: str
+    directory: str
+    warm_start: bool
+    history: History
+    predictions: Predictions
+
+
 def select_candidate(
     iteration: int,
-    candidates: Sequence[str | Path],
+    candidates: Sequence[TrainedCandidate],
     train_labels: Sequence[int],
-    warm_start: str | Path | None = None,
     previous: Choice | None = None,
+    previous_positions: Sequence[Sequence[int]] | None = None,
     dev_labels: Sequence[int] | None = None,
     candidate_loss: str = "augmented_dev",
-    n_sentences: dict[str, Sequence[int]] | None = None,
 ) -> Choice:
     """Pick the candidate of one iteration.
 
     Args:
         iteration: k.
-        candidates: folders written by ``python -m icda train`` (history.json and
-            predictions.json), fresh seeds first.
+        candidates: the fresh seeds first, then (k >= 1) the warm start.
         train_labels: [N] labels of the original training documents (for ΔA).
-        warm_start: the warm-started candidate's folder (k >= 1), also scored.
         previous: the previous iteration's choice (k >= 1), for ΔA.
+        previous_positions: [N] the previous choice's rationale positions per training document
+            (its predictions.json), for ΔA; needed with ``previous``.
         dev_labels: [D] labels of the original dev documents: each candidate's loss (nats) and
             accuracy on them are recorded (``original_dev_loss``, ``original_dev_accuracy``), and
             the loss scores it when ``candidate_loss`` is ``"original_dev"``.
         candidate_loss: the loss in the score from iteration 1 on: ``"augmented_dev"`` (the
             paper: the dev loss training recorded, on the iteration's augmented dev set) or
             ``"original_dev"`` (a departure: the candidate's loss on the original dev set).
-        n_sentences: ``{"train": [N], "dev": [D]}``, the sentences of each original document:
-            every predictions.json read is checked against them (one position list per document,
-            each position inside its document).
 
     Returns:
         the :class:`~icda.records.Choice`: chosen candidate, its dev loss, best epoch, ΔA,
         every candidate's numbers and score, and why it won.
 
     Raises:
-        DataError: a candidate's history.json or predictions.json (or the previous choice's
-            predictions.json) is missing or corrupt, or does not fit ``n_sentences``.
-        ValueError: ``candidate_loss`` is unknown, or ``"original_dev"`` without ``dev_labels``.
+        ValueError: ``candidate_loss`` is unknown, ``"original_dev"`` without ``dev_labels``, or
+            ``previous`` without ``previous_positions``.
     """
     if candidate_loss not in CANDIDATE_LOSSES:
         raise ValueError(f"candidate_loss={candidate_loss!r}: use one of {CANDIDATE_LOSSES}")
     if candidate_loss == "original_dev" and dev_labels is None:
         raise ValueError("candidate_loss='original_dev' needs dev_labels")
-    prev_sets = None
-    if previous is not None:
-        prev_sets = rationale_sets(train_labels, previous.predictions(n_sentences).train.positions)
-    dirs = [(Path(c), False) for c in candidates] + ([(Path(warm_start), True)] if warm_start else [])
+    if previous is not None and previous_positions is None:
+        raise ValueError("a previous choice needs its rationale positions (previous_positions)")
+    prev_sets = None if previous is None else rationale_sets(train_labels, previous_positions)
     previous_delta = None if previous is None else previous.chosen.delta_A
     rows = []
-    for directory, is_warm in dirs:
-        history = History.read(directory / HISTORY_FILE)
-        predictions = Predictions.read(directory / PREDICTIONS_FILE, n_sentences)
+    for candidate in candidates:
+        history, predictions = candidate.history, candidate.predictions
         delta = None
         if prev_sets is not None:
             delta = delta_a(rationale_sets(train_labels, predictions.train.positions), prev_sets)
@@ -171,7 +177,7 @@ def select_candidate(
             correct = accuracy(predictions.dev.predicted(), dev_labels)
         loss = ranking_loss(candidate_loss, iteration, history.dev_loss, original)
         rows.append(CandidateScore(
-            name=directory.name, candidate_dir=str(directory), warm_start=is_warm, seed=history.seed,
+            name=candidate.name, candidate_dir=candidate.directory, warm_start=candidate.warm_start, seed=history.seed,
             dev_loss=history.dev_loss, original_dev_loss=original, dev_accuracy=history.dev_accuracy,
             degenerate=history.degenerate, best_epoch=history.best_epoch, delta_A=delta,
             score=score(loss, history.degenerate, iteration, delta, previous_delta),
@@ -291,13 +297,3 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     return Decision(iteration=k, stop=stop, converged=converged, reason=reason,
                     signals=[dataclasses.asdict(s) for s in signals],
                     final_iteration=None if final is None else final[0], final_reason=None if final is None else final[1])
-
-
-def original_dev_loss(choice: Choice, dev_labels: Sequence[int]) -> float:
-    """Mean cross-entropy (nats) of a choice's model on the D original dev documents, from its
-    predictions.json (P(y=1) [D], or the class probabilities [D][C]) and ``dev_labels`` [D].
-
-    Raises:
-        DataError: the chosen candidate's predictions.json is missing or malformed.
-    """
-    return cross_entropy(choice.predictions().dev.class_probabilities, dev_labels)

@@ -139,7 +139,7 @@ def test_finalize_exports_the_selector_of_the_run_it_keeps(trained, tmp_path):
     """The exported icda_model is the chosen candidate of the run whose augmented set finalize
     keeps (the lower original dev loss), and predicts as that candidate does."""
     from icda.steps.predict import predict_file
-    from icda.model_selection import original_dev_loss
+    from icda.steps.finalize import original_dev_loss
     from icda.steps.select import select_iteration
 
     dev_labels = [json.loads(line)["label"] for line in (trained / "data/dev.jsonl").read_text().splitlines()]

@@ -23,7 +23,7 @@ from icda.data.readers import read_icda
 from icda.errors import ConfigError, DataError
 from icda.loading import load_weights
 from icda.records import Decision
-from icda.model_selection import select_candidate
+from icda.steps.select import read_candidate
 from test_workflow import REPO, snakemake
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -269,7 +269,7 @@ def test_corrupt_model_and_history_are_named_with_the_fix(tmp_path):
     (tmp_path / "seed42/history.json").write_text('{"dev_loss": 0.')
     (tmp_path / "seed42/predictions.json").write_text('{}')
     with pytest.raises(DataError, match="history.json:1: not valid JSON") as err:
-        select_candidate(0, [tmp_path / "seed42"], [0, 1])
+        read_candidate(tmp_path / "seed42")
     assert "--forcerun" in err.value.fix
 
 

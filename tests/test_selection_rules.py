@@ -235,8 +235,18 @@ def _candidate(root, name, dev_loss, dev_prob, train_positions, best_epoch=3, de
     return folder
 
 
+def _select(iteration, fresh, train_labels, warm=None, previous=None, dev_labels=None, candidate_loss="augmented_dev"):
+    """select_candidate over candidate folders, as the select step reads them."""
+    from icda.model_selection import select_candidate
+    from icda.steps.select import read_candidate
+
+    candidates = [read_candidate(f) for f in fresh] + ([read_candidate(warm, True)] if warm else [])
+    positions = None if previous is None else previous.predictions().train.positions
+    return select_candidate(iteration, candidates, train_labels, previous, positions, dev_labels, candidate_loss)
+
+
 def test_candidate_loss_original_dev_ranks_by_the_original_dev_set(tmp_path):
-    from icda.model_selection import cross_entropy, select_candidate
+    from icda.model_selection import cross_entropy
 
     dev_labels = [1, 0, 1, 0]
     train_labels, sel = [0, 1], [[0], [1]]
@@ -246,16 +256,16 @@ def test_candidate_loss_original_dev_ranks_by_the_original_dev_set(tmp_path):
     warm = _candidate(tmp_path, "warm", 0.003, [0.5] * 4, sel)
     prev_dir = _candidate(tmp_path, "prev", 0.1, [0.5] * 4, sel)
     previous = _choice(candidate_dir=str(prev_dir), delta_A=None)
-    paper = select_candidate(1, [a, b], train_labels, warm, previous, dev_labels)
+    paper = _select(1, [a, b], train_labels, warm, previous, dev_labels)
     assert paper.chosen.name == "a" and paper.candidate_loss == "augmented_dev"
-    departure = select_candidate(1, [a, b], train_labels, warm, previous, dev_labels, "original_dev")
+    departure = _select(1, [a, b], train_labels, warm, previous, dev_labels, "original_dev")
     assert departure.chosen.name == "b"
     assert departure.chosen.original_dev_loss == pytest.approx(cross_entropy([0.99, 0.01, 0.99, 0.01], dev_labels))
     assert cross_entropy([0.99, 0.01], [1, 0]) == pytest.approx(-np.log(0.99))
     # iteration 0 (MMI) always uses the dev loss training recorded, which is the original dev loss
-    assert select_candidate(0, [a, b], train_labels, dev_labels=dev_labels, candidate_loss="original_dev").chosen.name == "a"
+    assert _select(0, [a, b], train_labels, dev_labels=dev_labels, candidate_loss="original_dev").chosen.name == "a"
     with pytest.raises(ValueError, match="candidate_loss"):
-        select_candidate(1, [a, b], train_labels, warm, previous, dev_labels, "test")
+        _select(1, [a, b], train_labels, warm, previous, dev_labels, "test")
 
 
 def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tmp_path):
@@ -263,29 +273,27 @@ def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tm
     fresh model has the lower augmented-dev loss: the paper's stop test fails, so the fresh model
     wins and the loop goes on. Where the augmented dev loss also ranks the warm start first, it
     wins and the loop stops."""
-    from icda.model_selection import rechoose, select_candidate
+    from icda.model_selection import rechoose
 
     dev_labels, train_labels, sel = [1, 0], [0, 1], [[0], [1]]
     fresh = _candidate(tmp_path, "seed1", 0.08, [0.7, 0.3], sel)
     unimproved = _candidate(tmp_path, "warm", 0.10, [0.9, 0.1], sel, best_epoch=-1)
     previous = _choice(candidate_dir=str(_candidate(tmp_path, "prev", 0.1, [0.9, 0.1], sel)))
-    choice = select_candidate(1, [fresh], train_labels, unimproved, previous, dev_labels, "original_dev")
+    choice = _select(1, [fresh], train_labels, unimproved, previous, dev_labels, "original_dev")
     assert choice.chosen.name == "seed1" and not _stop(choice).stop
     assert {c.name: c.score for c in choice.candidates}["warm"] < choice.chosen.score
     assert choice.reason.startswith("warm had the lowest score") and "stop test fails" in choice.reason
     assert rechoose(choice, "original_dev").name == "seed1"
 
     worse = _candidate(tmp_path, "seed2", 0.12, [0.7, 0.3], sel)
-    choice = select_candidate(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
+    choice = _select(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
     assert choice.chosen.name == "warm" and _stop(choice).converged
     assert choice.reason == "the lowest score"
     improved = _candidate(tmp_path, "warm2", 0.10, [0.9, 0.1], sel, best_epoch=2)
-    assert select_candidate(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"
+    assert _select(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"
 
 
 def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_path):
-    from icda.model_selection import select_candidate
-
     train_labels = [0, 0, 1, 1]
     prev = _candidate(tmp_path, "prev", 0.5, [0.5] * 2, [[0], [1], [0], [1]])
     # lowest loss but degenerate: x1e10
@@ -295,7 +303,7 @@ def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_pat
     # every rationale changed: ΔA = 1, not smaller than 0.5: x1e10
     moved = _candidate(tmp_path, "seed3", 0.20, [0.5] * 2, [[2], [3], [2], [3]])
     warm = _candidate(tmp_path, "warm", 0.40, [0.5] * 2, [[0], [1], [0], [1]], best_epoch=-1)
-    choice = select_candidate(2, [degenerate, same, moved], train_labels, warm,
+    choice = _select(2, [degenerate, same, moved], train_labels, warm,
                               _choice(candidate_dir=str(prev), delta_A=0.5))
     scores = {row.name: row.score for row in choice.candidates}
     assert scores == pytest.approx({"seed1": 0.01e10, "seed2": 0.30, "seed3": 0.20e10, "warm": 0.40})
@@ -306,8 +314,7 @@ def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_pat
 
 def test_original_dev_loss_and_the_final_run(tmp_path):
     from icda.data.document import Document, write_documents
-    from icda.model_selection import original_dev_loss
-    from icda.steps.finalize import write_final_dataset
+    from icda.steps.finalize import original_dev_loss, write_final_dataset
 
     dev = [Document(f"d{i}", y, ("s",)) for i, y in enumerate([1, 0])]
     write_documents(dev, tmp_path / "dev.jsonl")

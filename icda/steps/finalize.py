@@ -15,14 +15,24 @@ from icda.data.document import read_documents
 from icda.io import atomic_path
 from icda.steps.predict import export_model
 from icda.records import Choice
-from icda.model_selection import original_dev_loss
+from icda.model_selection import cross_entropy
 
 log = logging.getLogger(__name__)
 
 
+def original_dev_loss(choice: Choice, dev_labels: Sequence[int]) -> float:
+    """Mean cross-entropy (nats) of a choice's model on the D original dev documents, from its
+    predictions.json (P(y=1) [D], or the class probabilities [D][C]) and ``dev_labels`` [D].
+
+    Raises:
+        DataError: the chosen candidate's predictions.json is missing or malformed.
+    """
+    return cross_entropy(choice.predictions().dev.class_probabilities, dev_labels)
+
+
 def final_run(choices: Sequence[str | Path], dev_labels: Sequence[int]) -> tuple[int, list[float]]:
     """Which run's ICDA output is kept: the index of the run whose final choice has the lowest
-    :func:`~icda.model_selection.original_dev_loss` (the one yardstick every run shares), and every run's loss.
+    :func:`original_dev_loss` (the one yardstick every run shares), and every run's loss.
 
     Args:
         choices: each run's last-iteration ``choice.json``.

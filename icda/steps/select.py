@@ -1,6 +1,6 @@
 """The select step, ``python -m icda select``: an iteration's candidate folders (history.json,
 predictions.json), the prepared train and dev labels and the previous choice.json in; the
-iteration's choice.json out (:func:`icda.model_selection.select_candidate`).
+iteration's choice.json out (:func:`icda.model_selection.select_candidate`, which reads no file).
 """
 
 from __future__ import annotations
@@ -10,8 +10,22 @@ from typing import Sequence
 
 from icda.data.document import read_documents
 from icda.errors import ConfigError
-from icda.records import Choice
-from icda.model_selection import select_candidate
+from icda.records import HISTORY_FILE, PREDICTIONS_FILE, Choice, History, Predictions
+from icda.model_selection import TrainedCandidate, select_candidate
+
+
+def read_candidate(directory: str | Path, warm_start: bool = False,
+                   n_sentences: dict[str, Sequence[int]] | None = None) -> TrainedCandidate:
+    """The records ``python -m icda train`` wrote to a candidate folder (history.json and
+    predictions.json, the positions checked against ``n_sentences``, ``{"train": [N], "dev":
+    [D]}`` sentences per document, when given).
+
+    Raises:
+        DataError: a file is missing or corrupt, or does not fit ``n_sentences``.
+    """
+    directory = Path(directory)
+    return TrainedCandidate(directory.name, str(directory), warm_start, History.read(directory / HISTORY_FILE),
+                            Predictions.read(directory / PREDICTIONS_FILE, n_sentences))
 
 
 def select_iteration(
@@ -33,7 +47,11 @@ def select_iteration(
         raise ConfigError("select: iterations >= 1 need --warm-start and --previous")
     data_dir = Path(data_dir)
     documents = {split: read_documents(data_dir / f"{split}.jsonl") for split in ("train", "dev")}
-    return select_candidate(iteration, candidates, [d.label for d in documents["train"]], warm_start,
-                            None if previous is None else Choice.read(previous),
-                            [d.label for d in documents["dev"]], candidate_loss,
-                            {split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
+    n_sentences = {split: [len(d.sentences) for d in docs] for split, docs in documents.items()}
+    trained = [read_candidate(c, False, n_sentences) for c in candidates]
+    if warm_start is not None:
+        trained.append(read_candidate(warm_start, True, n_sentences))
+    previous_choice = None if previous is None else Choice.read(previous)
+    previous_positions = None if previous_choice is None else previous_choice.predictions(n_sentences).train.positions
+    return select_candidate(iteration, trained, [d.label for d in documents["train"]], previous_choice,
+                            previous_positions, [d.label for d in documents["dev"]], candidate_loss)
