@@ -38,6 +38,7 @@ Timings are CPU seconds of this machine; compare only numbers from one invocatio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -113,18 +114,32 @@ def command(job: dict) -> str:
     return argv[argv.index("icda") + 1] if "icda" in argv else "other"
 
 
+def history_cpu(history: dict) -> dict[str, float]:
+    """CPU seconds of one training history (``history.json``): ``epochs`` trained (a count),
+    ``training`` (the epochs without their dev evaluations), ``evaluation`` (those dev
+    evaluations), ``predictions`` (the final ones), ``load``, and ``after_kept``: the epochs
+    after the kept checkpoint, with their evaluations."""
+    cpu = history.get("cpu_seconds") or {}
+    out = {"epochs": 0, "training": 0.0, "evaluation": 0.0, "after_kept": 0.0,
+           "predictions": cpu.get("predictions", 0.0), "load": cpu.get("load", 0.0)}
+    for epoch in history["epochs"]:
+        evaluation = epoch.get("eval_cpu_seconds", 0.0)
+        out["epochs"] += epoch["epoch"] >= 0
+        out["training"] += epoch.get("cpu_seconds", 0.0) - evaluation
+        out["evaluation"] += evaluation
+        if epoch["epoch"] > history["best_epoch"]:
+            out["after_kept"] += epoch.get("cpu_seconds", 0.0)
+    return out
+
+
 def in_process(results: Path) -> dict[str, float]:
     """CPU seconds inside the training processes, from every history.json under ``results``."""
     out = {"training epochs": 0.0, "evaluation and predictions": 0.0, "loading inputs": 0.0}
     for path in results.rglob("history.json"):
-        history = json.loads(path.read_text())
-        for epoch in history["epochs"]:
-            evaluation = epoch.get("eval_cpu_seconds", 0.0)
-            out["evaluation and predictions"] += evaluation
-            out["training epochs"] += epoch.get("cpu_seconds", 0.0) - evaluation
-        cpu = history.get("cpu_seconds") or {}
-        out["evaluation and predictions"] += cpu.get("predictions", 0.0)
-        out["loading inputs"] += cpu.get("load", 0.0)
+        cpu = history_cpu(json.loads(path.read_text()))
+        out["training epochs"] += cpu["training"]
+        out["evaluation and predictions"] += cpu["evaluation"] + cpu["predictions"]
+        out["loading inputs"] += cpu["load"]
     return out
 
 
@@ -157,8 +172,8 @@ def measure(repo: Path, repeat: int, configfiles: list[Path] | None, cores: int,
     of a temporary one."""
     runs, totals, per_iteration, walls = [], [], [], []
     for _ in range(repeat):
-        with tempfile.TemporaryDirectory() as tmp:
-            workdir = keep or Path(tmp)
+        with contextlib.nullcontext(keep) if keep else tempfile.TemporaryDirectory() as tmp:
+            workdir = Path(tmp)
             total, jobs, wall = run_workflow(repo, workdir, configfiles, cores=cores)
             shares, iterations = split(total, jobs, workdir / "results")
         runs.append(shares)
@@ -170,51 +185,43 @@ def measure(repo: Path, repeat: int, configfiles: list[Path] | None, cores: int,
 
 
 def results_split(results: Path, cores: int) -> None:
-    """Print the in-process CPU shares of a finished run, per dataset, and the epochs' floor."""
+    """Print the in-process CPU shares of a finished run, per dataset, the epochs' floor, and
+    which parts of the protocol the epochs (with their dev evaluations) were spent on: COMP's
+    grid, each MMI/ICDA iteration's last fresh seed, and the epochs after a candidate's kept
+    checkpoint (early stopping's patience)."""
     print("| dataset | candidates | epochs | training epochs CPU s | dev evaluations CPU s "
           "| final predictions CPU s | loading CPU s |")
     print("|---|---|---|---|---|---|---|")
-    totals = [0, 0, 0.0, 0.0, 0.0, 0.0]
+    columns = ["epochs", "training", "evaluation", "predictions", "load"]
+    totals = dict.fromkeys(["candidates", *columns], 0.0)
+    protocol = dict.fromkeys(["COMP's λ × seed grid", "MMI/ICDA: each iteration's last fresh seed",
+                              "MMI/ICDA: epochs after a candidate's kept checkpoint"], 0.0)
+    comp, last_seed, after_kept = protocol
     for dataset in sorted(p.name for p in results.iterdir() if list(p.glob("run*/*/candidates/*/history.json"))):
-        row = [0, 0, 0.0, 0.0, 0.0, 0.0]
+        row = dict.fromkeys(totals, 0.0)
         for path in sorted((results / dataset).glob("run*/*/candidates/*/history.json")):
-            history = json.loads(path.read_text())
-            row[0] += 1
-            for epoch in history["epochs"]:
-                row[1] += epoch["epoch"] >= 0
-                row[2] += epoch.get("cpu_seconds", 0.0) - epoch.get("eval_cpu_seconds", 0.0)
-                row[3] += epoch.get("eval_cpu_seconds", 0.0)
-            cpu = history.get("cpu_seconds") or {}
-            row[4] += cpu.get("predictions", 0.0)
-            row[5] += cpu.get("load", 0.0)
-        totals = [a + b for a, b in zip(totals, row)]
-        print(f"| {dataset} | {row[0]} | {row[1]} | " + " | ".join(f"{v:.1f}" for v in row[2:]) + " |")
-    print("| **total** | " + f"{totals[0]} | {totals[1]} | " + " | ".join(f"{v:.1f}" for v in totals[2:]) + " |")
-    epochs = totals[2] + totals[3]
+            cpu = history_cpu(json.loads(path.read_text()))
+            row["candidates"] += 1
+            for column in columns:
+                row[column] += cpu[column]
+            epochs_cpu = cpu["training"] + cpu["evaluation"]
+            if path.parts[-4] == "comp":
+                protocol[comp] += epochs_cpu
+                continue
+            if path.parent.name == max(path.parent.parent.glob("seed*"), key=lambda p: int(p.name[4:])).name:
+                protocol[last_seed] += epochs_cpu
+            protocol[after_kept] += cpu["after_kept"]
+        totals = {key: totals[key] + row[key] for key in totals}
+        print(f"| {dataset} | {row['candidates']:.0f} | {row['epochs']:.0f} | "
+              + " | ".join(f"{row[c]:.1f}" for c in columns[1:]) + " |")
+    print(f"| **total** | {totals['candidates']:.0f} | {totals['epochs']:.0f} | "
+          + " | ".join(f"{totals[c]:.1f}" for c in columns[1:]) + " |")
+    epochs = totals["training"] + totals["evaluation"]
     print(f"\nThe epochs with their dev evaluations: {epochs / 60:.1f} CPU min, at least "
           f"{epochs / 60 / cores:.1f} min of wall time on {cores} cores however the jobs are packed.")
-    protocol_split(results, epochs)
-
-
-def protocol_split(results: Path, total: float) -> None:
-    """Print which parts of the protocol the epochs (with their dev evaluations, ``total`` CPU
-    seconds) were spent on: COMP's grid, each MMI/ICDA iteration's last fresh seed, and the
-    epochs after a candidate's kept checkpoint (early stopping's patience)."""
-    comp = last_seed = after_kept = 0.0
-    for path in results.glob("*/run*/*/candidates/*/history.json"):
-        history = json.loads(path.read_text())
-        cpu = [e.get("cpu_seconds", 0.0) for e in history["epochs"]]
-        if path.parts[-4] == "comp":
-            comp += sum(cpu)
-            continue
-        seeds = sorted(int(p.name[4:]) for p in path.parent.parent.glob("seed*"))
-        if path.parent.name == f"seed{seeds[-1]}":
-            last_seed += sum(cpu)
-        after_kept += sum(c for e, c in zip(history["epochs"], cpu) if e["epoch"] > history["best_epoch"])
     print("\n| of the epochs' CPU | CPU s | % |\n|---|---|---|")
-    for name, value in (("COMP's λ × seed grid", comp), ("MMI/ICDA: each iteration's last fresh seed", last_seed),
-                        ("MMI/ICDA: epochs after a candidate's kept checkpoint", after_kept)):
-        print(f"| {name} | {value:.1f} | {100 * value / total:.0f} |")
+    for name, value in protocol.items():
+        print(f"| {name} | {value:.1f} | {100 * value / epochs:.0f} |")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -235,18 +235,9 @@ def _candidate(root, name, dev_loss, dev_prob, train_positions, best_epoch=3, de
     return folder
 
 
-def _select(iteration, fresh, train_labels, warm=None, previous=None, dev_labels=None, candidate_loss="augmented_dev"):
-    """select_candidate over candidate folders, as the select step reads them."""
-    from icda.model_selection import select_candidate
-    from icda.steps.select import read_candidate
-
-    candidates = [read_candidate(f) for f in fresh] + ([read_candidate(warm, True)] if warm else [])
-    positions = None if previous is None else previous.predictions().train.positions
-    return select_candidate(iteration, candidates, train_labels, previous, positions, dev_labels, candidate_loss)
-
-
 def test_candidate_loss_original_dev_ranks_by_the_original_dev_set(tmp_path):
     from icda.model_selection import cross_entropy
+    from icda.steps.select import select_folders
 
     dev_labels = [1, 0, 1, 0]
     train_labels, sel = [0, 1], [[0], [1]]
@@ -256,16 +247,16 @@ def test_candidate_loss_original_dev_ranks_by_the_original_dev_set(tmp_path):
     warm = _candidate(tmp_path, "warm", 0.003, [0.5] * 4, sel)
     prev_dir = _candidate(tmp_path, "prev", 0.1, [0.5] * 4, sel)
     previous = _choice(candidate_dir=str(prev_dir), delta_A=None)
-    paper = _select(1, [a, b], train_labels, warm, previous, dev_labels)
+    paper = select_folders(1, [a, b], train_labels, warm, previous, dev_labels)
     assert paper.chosen.name == "a" and paper.candidate_loss == "augmented_dev"
-    departure = _select(1, [a, b], train_labels, warm, previous, dev_labels, "original_dev")
+    departure = select_folders(1, [a, b], train_labels, warm, previous, dev_labels, "original_dev")
     assert departure.chosen.name == "b"
     assert departure.chosen.original_dev_loss == pytest.approx(cross_entropy([0.99, 0.01, 0.99, 0.01], dev_labels))
     assert cross_entropy([0.99, 0.01], [1, 0]) == pytest.approx(-np.log(0.99))
     # iteration 0 (MMI) always uses the dev loss training recorded, which is the original dev loss
-    assert _select(0, [a, b], train_labels, dev_labels=dev_labels, candidate_loss="original_dev").chosen.name == "a"
+    assert select_folders(0, [a, b], train_labels, dev_labels=dev_labels, candidate_loss="original_dev").chosen.name == "a"
     with pytest.raises(ValueError, match="candidate_loss"):
-        _select(1, [a, b], train_labels, warm, previous, dev_labels, "test")
+        select_folders(1, [a, b], train_labels, warm, previous, dev_labels, "test")
 
 
 def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tmp_path):
@@ -274,26 +265,29 @@ def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tm
     wins and the loop goes on. Where the augmented dev loss also ranks the warm start first, it
     wins and the loop stops."""
     from icda.model_selection import rechoose
+    from icda.steps.select import select_folders
 
     dev_labels, train_labels, sel = [1, 0], [0, 1], [[0], [1]]
     fresh = _candidate(tmp_path, "seed1", 0.08, [0.7, 0.3], sel)
     unimproved = _candidate(tmp_path, "warm", 0.10, [0.9, 0.1], sel, best_epoch=-1)
     previous = _choice(candidate_dir=str(_candidate(tmp_path, "prev", 0.1, [0.9, 0.1], sel)))
-    choice = _select(1, [fresh], train_labels, unimproved, previous, dev_labels, "original_dev")
+    choice = select_folders(1, [fresh], train_labels, unimproved, previous, dev_labels, "original_dev")
     assert choice.chosen.name == "seed1" and not _stop(choice).stop
     assert {c.name: c.score for c in choice.candidates}["warm"] < choice.chosen.score
     assert choice.reason.startswith("warm had the lowest score") and "stop test fails" in choice.reason
     assert rechoose(choice, "original_dev").name == "seed1"
 
     worse = _candidate(tmp_path, "seed2", 0.12, [0.7, 0.3], sel)
-    choice = _select(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
+    choice = select_folders(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
     assert choice.chosen.name == "warm" and _stop(choice).converged
     assert choice.reason == "the lowest score"
     improved = _candidate(tmp_path, "warm2", 0.10, [0.9, 0.1], sel, best_epoch=2)
-    assert _select(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"
+    assert select_folders(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"
 
 
 def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_path):
+    from icda.steps.select import select_folders
+
     train_labels = [0, 0, 1, 1]
     prev = _candidate(tmp_path, "prev", 0.5, [0.5] * 2, [[0], [1], [0], [1]])
     # lowest loss but degenerate: x1e10
@@ -303,8 +297,8 @@ def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_pat
     # every rationale changed: ΔA = 1, not smaller than 0.5: x1e10
     moved = _candidate(tmp_path, "seed3", 0.20, [0.5] * 2, [[2], [3], [2], [3]])
     warm = _candidate(tmp_path, "warm", 0.40, [0.5] * 2, [[0], [1], [0], [1]], best_epoch=-1)
-    choice = _select(2, [degenerate, same, moved], train_labels, warm,
-                              _choice(candidate_dir=str(prev), delta_A=0.5))
+    choice = select_folders(2, [degenerate, same, moved], train_labels, warm,
+                            _choice(candidate_dir=str(prev), delta_A=0.5))
     scores = {row.name: row.score for row in choice.candidates}
     assert scores == pytest.approx({"seed1": 0.01e10, "seed2": 0.30, "seed3": 0.20e10, "warm": 0.40})
     assert (choice.chosen.name, choice.chosen.delta_A, choice.previous_delta_A) == ("seed2", 0.0, 0.5)

@@ -47,11 +47,31 @@ def select_iteration(
         raise ConfigError("select: iterations >= 1 need --warm-start and --previous")
     data_dir = Path(data_dir)
     documents = {split: read_documents(data_dir / f"{split}.jsonl") for split in ("train", "dev")}
-    n_sentences = {split: [len(d.sentences) for d in docs] for split, docs in documents.items()}
+    return select_folders(iteration, candidates, [d.label for d in documents["train"]], warm_start,
+                          None if previous is None else Choice.read(previous), [d.label for d in documents["dev"]],
+                          candidate_loss, {split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
+
+
+def select_folders(
+    iteration: int,
+    candidates: Sequence[str | Path],
+    train_labels: Sequence[int],
+    warm_start: str | Path | None = None,
+    previous: Choice | None = None,
+    dev_labels: Sequence[int] | None = None,
+    candidate_loss: str = "augmented_dev",
+    n_sentences: dict[str, Sequence[int]] | None = None,
+) -> Choice:
+    """:func:`~icda.model_selection.select_candidate` over candidate folders (fresh seeds first,
+    then ``warm_start``), each read by :func:`read_candidate`; ΔA against the positions of
+    ``previous``'s predictions.json.
+
+    Raises:
+        DataError: a file is missing or corrupt, or does not fit ``n_sentences``.
+        ValueError: as :func:`~icda.model_selection.select_candidate`.
+    """
     trained = [read_candidate(c, False, n_sentences) for c in candidates]
     if warm_start is not None:
         trained.append(read_candidate(warm_start, True, n_sentences))
-    previous_choice = None if previous is None else Choice.read(previous)
-    previous_positions = None if previous_choice is None else previous_choice.predictions(n_sentences).train.positions
-    return select_candidate(iteration, trained, [d.label for d in documents["train"]], previous_choice,
-                            previous_positions, [d.label for d in documents["dev"]], candidate_loss)
+    positions = None if previous is None else previous.predictions(n_sentences).train.positions
+    return select_candidate(iteration, trained, train_labels, previous, positions, dev_labels, candidate_loss)
