@@ -16,14 +16,24 @@ as CPU ms per 1,000 training documents and as a ratio to the default:
 Each variant changes the numbers the model learns (the batch size changes the optimisation; bf16
 rounds every product to 8 bits of mantissa): these are costs, not drop-in speed-ups.
 
+``--kernels`` instead times the default variant on the two CPU kernel paths (icda/kernels.py):
+the fixed one (the default: ATen AVX2, MKL COMPATIBLE, oneDNN off) and this machine's native one
+(``ICDA_KERNELS=native``), each in its own process (a process keeps the path it started with),
+interleaved round by round, and prints the cost of the fixed path as a ratio to the native one.
+
     PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py
     PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py --documents 4096 --repeat 5
+    PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py --kernels
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,6 +41,7 @@ import torch
 import torch.nn.functional as F
 import yaml
 
+from icda.kernels import FIXED_ENVIRONMENT
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings
 from icda.train import drop_sentences, shuffle_sentences, trim
@@ -70,7 +81,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=2048, help="training documents per epoch")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the fastest is kept")
+    parser.add_argument("--kernels", action="store_true", help="fixed vs native CPU kernel path (default batch)")
+    parser.add_argument("--one-epoch", action="store_true", help=argparse.SUPPRESS)  # a --kernels round
     args = parser.parse_args()
+    if args.kernels:
+        return compare_kernel_paths(args.documents, args.repeat)
     torch.set_num_threads(1)  # as a workflow job with train_threads: 1
     generator = torch.Generator().manual_seed(0)
     max_sentences = CONFIG["encoder"]["max_sentences"]
@@ -80,9 +95,15 @@ def main() -> None:
     model = RationaleNetwork(CachedSentences(torch.randn(5000, 384)), ModelSettings(**CONFIG["model"]),
                              max_sentences)
     default_batch = CONFIG["train"]["batch_size"]
+    dropout = CONFIG["train"]["sentence_dropout"]
+    if args.one_epoch:
+        epoch_cpu_seconds(model, ids[:256], labels[:256], default_batch, False, dropout, 0)  # warm-up
+        seconds = epoch_cpu_seconds(model, ids, labels, default_batch, False, dropout, 0)
+        print(json.dumps({"seconds": seconds, "capability": torch.backends.cpu.get_cpu_capability(),
+                          "mkldnn": torch.backends.mkldnn.enabled}))
+        return
     variants = {f"batch {default_batch} (default)": (default_batch, False), "batch 128": (128, False),
                 "batch 256": (256, False), "bf16 matmuls": (default_batch, True)}
-    dropout = CONFIG["train"]["sentence_dropout"]
     epoch_cpu_seconds(model, ids[:256], labels[:256], default_batch, True, dropout, 0)  # warm-up
     best = dict.fromkeys(variants, float("inf"))
     for round_ in range(args.repeat):
@@ -94,6 +115,26 @@ def main() -> None:
     print("|---|---|---|")
     for name, seconds in best.items():
         print(f"| {name} | {1000 * seconds * 1000 / args.documents:.0f} | {seconds / base:.2f} |")
+
+
+def compare_kernel_paths(n_documents: int, repeat: int) -> None:
+    """The default variant's epoch on the fixed and the native kernel path, one process each per
+    round, interleaved; prints the fastest of each and their ratio."""
+    best, seen = {"fixed": float("inf"), "native": float("inf")}, {}
+    for _ in range(repeat):
+        for path in best:
+            # this process imported icda, which set the fixed path's variables: the native run drops them
+            env = {k: v for k, v in os.environ.items() if k not in FIXED_ENVIRONMENT} | {"ICDA_KERNELS": path}
+            out = subprocess.run([sys.executable, __file__, "--one-epoch", "--documents", str(n_documents)],
+                                 env=env, capture_output=True, text=True, check=True)
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            best[path] = min(best[path], result["seconds"])
+            seen[path] = f"ATen {result['capability']}, oneDNN {'on' if result['mkldnn'] else 'off'}"
+    print(f"{n_documents} documents, 1 thread, fastest of {repeat} rounds")
+    print("| kernel path | kernels | CPU ms per 1,000 documents | / native |")
+    print("|---|---|---|---|")
+    for path, seconds in best.items():
+        print(f"| {path} | {seen[path]} | {1000 * seconds * 1000 / n_documents:.0f} | {seconds / best['native']:.2f} |")
 
 
 if __name__ == "__main__":

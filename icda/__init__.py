@@ -30,3 +30,7 @@ that (read records → algorithm → write records); the CLI and the workflow co
 """
 
 __version__ = "0.1.0"
+
+from icda.kernels import fix_environment
+
+fix_environment()  # before torch is imported: the same float kernels on every CPU (icda.kernels)

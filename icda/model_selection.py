@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from icda.records import CandidateScore, Choice, Decision, History, Predictions
-from icda.settings import CANDIDATE_LOSSES, FINAL_CHOICES, IcdaSettings
+from icda.settings import CANDIDATE_CHOICES, CANDIDATE_LOSSES, FINAL_CHOICES, IcdaSettings
 
 PENALTY = 1e10
 
@@ -63,12 +63,43 @@ def delta_a(current: dict[int, set], previous: dict[int, set]) -> float:
     return sum(shares) / len(shares) if shares else 0.0
 
 
-def score(dev_loss: float, degenerate: bool, iteration: int, delta: float | None, previous_delta: float | None) -> float:
-    """The selection score of one candidate (lower is better)."""
+def score(dev_loss: float, degenerate: bool, iteration: int, delta: float | None, previous_delta: float | None,
+          delta_a_gate: bool = True) -> float:
+    """The selection score of one candidate (lower is better): the loss, × 1e10 if degenerate, and
+    with ``delta_a_gate`` (the paper) × 1e10 if k >= 2 and its ΔA is not below the previous
+    iteration's."""
     value = dev_loss * (PENALTY if degenerate else 1.0)
-    if iteration >= 2 and previous_delta is not None and delta is not None and not delta < previous_delta:
+    if (delta_a_gate and iteration >= 2 and previous_delta is not None and delta is not None
+            and not delta < previous_delta):
         value *= PENALTY
     return value
+
+
+def agreement(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> float:
+    """The share of D documents on which two selectors pick the same rationale: positions [D]
+    each (a fraction in [0, 1]; 1.0 for D = 0)."""
+    return sum(sorted(x) == sorted(y) for x, y in zip(a, b)) / len(a) if len(a) else 1.0
+
+
+def majority_vote(selections: Sequence[Sequence[Sequence[int]]], tie_break: Sequence[Sequence[int]]) -> list[list[int]]:
+    """The rationale of D documents that most of S selectors pick: per document the position
+    set chosen by the most selectors, ties going to ``tie_break``'s when it is among them, else to
+    the largest set in sort order.
+
+    Args:
+        selections: [S][D] positions per selector and document.
+        tie_break: [D] positions (e.g. the chosen candidate's).
+    """
+    out = []
+    for d, own in enumerate(tie_break):
+        counts: dict[tuple[int, ...], int] = {}
+        for selector in selections:
+            key = tuple(sorted(selector[d]))
+            counts[key] = counts.get(key, 0) + 1
+        best = max(counts.values(), default=0)
+        mine = tuple(sorted(own))
+        out.append(list(own) if counts.get(mine, 0) == best else list(max(k for k, n in counts.items() if n == best)))
+    return out
 
 
 def ranking_loss(candidate_loss: str, iteration: int, dev_loss: float, original_dev_loss: float | None) -> float:
@@ -78,9 +109,15 @@ def ranking_loss(candidate_loss: str, iteration: int, dev_loss: float, original_
 
 
 def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss: str,
-           previous_delta: float | None) -> tuple[CandidateScore, str]:
+           previous_delta: float | None, delta_a_gate: bool = True,
+           candidate_choice: str = "loss") -> tuple[CandidateScore, str]:
     """The candidate with the lowest :func:`score` under ``candidate_loss``, and why it won
     (the ``reason`` of ``choice.json``).
+
+    With ``candidate_choice="agreement"``, from iteration 1 on the non-degenerate candidate whose
+    dev rationales agree most with the iteration's other fresh candidates'
+    (:attr:`~icda.records.CandidateScore.agreement`) wins instead, ties to the lower score: no
+    label or ground truth is read (a departure, docs/departures.md).
 
     With ``"original_dev"`` an unimproved warm start (best epoch −1: the previous iteration's
     model, unchanged) wins only where the paper's ranking (the augmented dev loss) also puts it
@@ -92,8 +129,12 @@ def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss:
     """
     def by(loss_name: str):
         return lambda c: score(ranking_loss(loss_name, iteration, c.dev_loss, c.original_dev_loss),
-                               c.degenerate, iteration, c.delta_A, previous_delta)
+                               c.degenerate, iteration, c.delta_A, previous_delta, delta_a_gate)
 
+    if candidate_choice == "agreement" and iteration >= 1 and any(c.agreement is not None for c in candidates):
+        pick = min(candidates, key=lambda c: (c.degenerate, -(c.agreement or 0.0), by(candidate_loss)(c)))
+        return pick, (f"the highest agreement with the other fresh candidates' dev rationales "
+                      f"({pick.agreement:.3f}) among the non-degenerate candidates")
     pick = min(candidates, key=by(candidate_loss))
     if (candidate_loss == "original_dev" and pick.warm_start and pick.best_epoch == -1
             and min(candidates, key=by("augmented_dev")) is not pick):
@@ -108,7 +149,8 @@ def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss:
 def rechoose(choice: Choice, candidate_loss: str) -> CandidateScore:
     """The candidate ``choice`` would have chosen had ``candidate_loss`` ranked its candidates,
     from the scores it recorded (:func:`choose`; no file is read)."""
-    return choose(choice.candidates, choice.iteration, candidate_loss, choice.previous_delta_A)[0]
+    return choose(choice.candidates, choice.iteration, candidate_loss, choice.previous_delta_A,
+                  choice.delta_a_gate, choice.candidate_choice)[0]
 
 
 @dataclass(frozen=True)
@@ -132,6 +174,8 @@ def select_candidate(
     previous_positions: Sequence[Sequence[int]] | None = None,
     dev_labels: Sequence[int] | None = None,
     candidate_loss: str = "augmented_dev",
+    delta_a_gate: bool = True,
+    candidate_choice: str = "loss",
 ) -> Choice:
     """Pick the candidate of one iteration.
 
@@ -148,6 +192,12 @@ def select_candidate(
         candidate_loss: the loss in the score from iteration 1 on: ``"augmented_dev"`` (the
             paper: the dev loss training recorded, on the iteration's augmented dev set) or
             ``"original_dev"`` (a departure: the candidate's loss on the original dev set).
+        delta_a_gate: the paper's × 1e10 on a candidate whose ΔA did not decrease (k >= 2).
+        candidate_choice: ``"loss"`` (the lowest score) or ``"agreement"`` (:func:`choose`).
+
+    Each candidate's :attr:`~icda.records.CandidateScore.agreement` is its mean
+    :func:`agreement` with the other fresh candidates on the dev split, and the choice's
+    ``agreement`` the fresh candidates' mean pairwise agreement (None with one fresh candidate).
 
     Returns:
         the :class:`~icda.records.Choice`: chosen candidate, its dev loss, best epoch, ΔA,
@@ -159,12 +209,15 @@ def select_candidate(
     """
     if candidate_loss not in CANDIDATE_LOSSES:
         raise ValueError(f"candidate_loss={candidate_loss!r}: use one of {CANDIDATE_LOSSES}")
+    if candidate_choice not in CANDIDATE_CHOICES:
+        raise ValueError(f"candidate_choice={candidate_choice!r}: use one of {CANDIDATE_CHOICES}")
     if candidate_loss == "original_dev" and dev_labels is None:
         raise ValueError("candidate_loss='original_dev' needs dev_labels")
     if previous is not None and previous_positions is None:
         raise ValueError("a previous choice needs its rationale positions (previous_positions)")
     prev_sets = None if previous is None else rationale_sets(train_labels, previous_positions)
     previous_delta = None if previous is None else previous.chosen.delta_A
+    fresh = [c.predictions.dev.positions for c in candidates if not c.warm_start]
     rows = []
     for candidate in candidates:
         history, predictions = candidate.history, candidate.predictions
@@ -176,33 +229,39 @@ def select_candidate(
             original = cross_entropy(predictions.dev.class_probabilities, dev_labels)
             correct = accuracy(predictions.dev.predicted(), dev_labels)
         loss = ranking_loss(candidate_loss, iteration, history.dev_loss, original)
+        others = [f for f in fresh if f is not predictions.dev.positions]
         rows.append(CandidateScore(
             name=candidate.name, candidate_dir=candidate.directory, warm_start=candidate.warm_start, seed=history.seed,
             dev_loss=history.dev_loss, original_dev_loss=original, dev_accuracy=history.dev_accuracy,
             degenerate=history.degenerate, best_epoch=history.best_epoch, delta_A=delta,
-            score=score(loss, history.degenerate, iteration, delta, previous_delta),
+            score=score(loss, history.degenerate, iteration, delta, previous_delta, delta_a_gate),
             original_dev_accuracy=correct,
+            agreement=sum(agreement(predictions.dev.positions, f) for f in others) / len(others) if others else None,
         ))
-    chosen, reason = choose(rows, iteration, candidate_loss, previous_delta)
+    pairs = [agreement(a, b) for i, a in enumerate(fresh) for b in fresh[i + 1:]]
+    chosen, reason = choose(rows, iteration, candidate_loss, previous_delta, delta_a_gate, candidate_choice)
     return Choice(iteration=iteration, candidate_loss=candidate_loss, previous_delta_A=previous_delta,
-                  chosen=chosen, candidates=rows, reason=reason)
+                  chosen=chosen, candidates=rows, reason=reason, delta_a_gate=delta_a_gate,
+                  candidate_choice=candidate_choice, agreement=sum(pairs) / len(pairs) if pairs else None)
 
 
 @dataclass(frozen=True)
 class Signals:
     """What the stop rule and the final choice read of iteration ``iteration``, none of it ground
-    truth: the chosen selector's ΔA (None at iteration 0) and its cross-entropy (nats) and
-    accuracy (fraction) on the original dev set (None where ``choice.json`` lacks them)."""
+    truth: the chosen selector's ΔA (None at iteration 0), its cross-entropy (nats) and accuracy
+    (fraction) on the original dev set, and the fresh candidates' mean pairwise agreement on dev
+    rationales (fraction; None where ``choice.json`` lacks them)."""
 
     iteration: int
     delta_A: float | None
     original_dev_loss: float | None
     original_dev_accuracy: float | None
+    agreement: float | None = None
 
     @classmethod
     def of(cls, choice: Choice) -> "Signals":
         c = choice.chosen
-        return cls(choice.iteration, c.delta_A, c.original_dev_loss, c.original_dev_accuracy)
+        return cls(choice.iteration, c.delta_A, c.original_dev_loss, c.original_dev_accuracy, choice.agreement)
 
 
 def stalled(signals: Sequence[Signals], patience: int, signal: str = "original_dev_loss") -> bool:
@@ -225,7 +284,9 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
     ``final_choice``: ``"last"``; ``"original_dev_loss"``, the lowest loss on the original dev
     set; ``"original_dev_accuracy"``, the highest accuracy there; ``"delta_a"``, the smallest
     ΔA, the selector whose rationales moved least from the previous iteration's (the nearest to
-    a fixed point of the loop). Ties go to the later iteration.
+    a fixed point of the loop); ``"agreement"``, the highest agreement between the iteration's
+    independently trained fresh candidates (a collapsed iteration's disagree). Ties go to the later
+    iteration.
     Iteration 0 (MMI, fitted to the original data with its spurious cue) is never taken, except
     in a loop that ran no further.
 
@@ -241,7 +302,7 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
     measured = [s for s in eligible if _value(s, final_choice) is not None]
     if not measured:
         return last, f"the last iteration (no {final_choice} recorded)"
-    sign = -1 if final_choice == "original_dev_accuracy" else 1
+    sign = -1 if final_choice in ("original_dev_accuracy", "agreement") else 1
     best = min(reversed(measured), key=lambda s: sign * _value(s, final_choice))
     what = "ΔA" if final_choice == "delta_a" else final_choice.replace("_", " ")
     return best.iteration, (f"the {'highest' if sign == -1 else 'lowest'} {what} of iterations 1-{last} "

@@ -360,7 +360,7 @@ class CandidateScore(Record):
     previous choice and score (lower wins)."""
 
     RANGES: ClassVar[dict] = {"dev_loss": (0, None), "original_dev_loss": (0, None), "dev_accuracy": (0, 1),
-                              "best_epoch": (-1, None), "delta_A": (0, 1), "score": (0, None)}
+                              "best_epoch": (-1, None), "delta_A": (0, 1), "score": (0, None), "agreement": (0, 1)}
     name: str
     candidate_dir: str
     warm_start: bool
@@ -373,6 +373,7 @@ class CandidateScore(Record):
     delta_A: float | None
     score: float
     original_dev_accuracy: float | None = None
+    agreement: float | None = None  #: mean share of dev documents where it picks what each other fresh candidate picks
 
 
 @dataclass(frozen=True)
@@ -387,7 +388,7 @@ class Choice(Record):
     WHAT: ClassVar[str] = "a candidate choice"
     COMMAND: ClassVar[str] = "select"
     NESTED: ClassVar[tuple[str, ...]] = ("chosen", "candidates")
-    RANGES: ClassVar[dict] = {"iteration": (0, None), "previous_delta_A": (0, 1)}
+    RANGES: ClassVar[dict] = {"iteration": (0, None), "previous_delta_A": (0, 1), "agreement": (0, 1)}
 
     iteration: int
     candidate_loss: str
@@ -395,6 +396,9 @@ class Choice(Record):
     chosen: CandidateScore
     candidates: list = field(default_factory=list)
     reason: str | None = None
+    delta_a_gate: bool = True  #: whether the paper's ΔA penalty scored the candidates
+    candidate_choice: str = "loss"  #: "loss" (lowest score) or "agreement" (icda.model_selection.choose)
+    agreement: float | None = None  #: the fresh candidates' mean pairwise agreement on dev rationales
 
     @classmethod
     def _load_field(cls, name: str, value: Any) -> Any:
@@ -420,6 +424,15 @@ class Choice(Record):
             DataError: it is missing or malformed.
         """
         return Predictions.read(Path(self.chosen.candidate_dir) / PREDICTIONS_FILE, n_sentences)
+
+    def fresh_predictions(self, n_sentences: dict[str, Sequence[int]] | None = None) -> list[Predictions]:
+        """The ``predictions.json`` of every fresh (not warm-started) candidate, in order.
+
+        Raises:
+            DataError: one is missing or malformed.
+        """
+        return [Predictions.read(Path(c.candidate_dir) / PREDICTIONS_FILE, n_sentences)
+                for c in self.candidates if not c.warm_start]
 
 
 # --------------------------------------------------------------------------- pools

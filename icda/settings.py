@@ -193,7 +193,9 @@ CANDIDATE_LOSSES = ("augmented_dev", "original_dev")
 #: ``icda.stop_rule`` (:func:`icda.model_selection.convergence`)
 STOP_RULES = ("paper", "rationales")
 #: ``icda.final_choice``: which iteration is ICDA (:func:`icda.model_selection.final_iteration`)
-FINAL_CHOICES = ("last", "original_dev_loss", "original_dev_accuracy", "delta_a")
+FINAL_CHOICES = ("last", "original_dev_loss", "original_dev_accuracy", "delta_a", "agreement")
+CANDIDATE_CHOICES = ("loss", "agreement")
+POOL_SOURCES = ("chosen", "vote")
 #: ``icda.patience_on``: the signal ``icda.stop_patience`` watches (lower is better)
 PATIENCE_SIGNALS = ("original_dev_loss", "delta_a")
 
@@ -217,6 +219,12 @@ class IcdaSettings:
     ``counterfactual_classes``: {class y: [classes c ≠ y]}, the classes a counterfactual of a
     class-y document may take (one drawn uniformly); a class left out, or null, takes every other
     class (:meth:`icda.records.AugmentationPlan.target_classes`).
+    ``delta_a_gate``: the paper's × 1e10 on a candidate whose ΔA did not decrease (k >= 2).
+    ``candidate_choice``: ``"loss"`` (the lowest score, the paper) or ``"agreement"`` (from
+    iteration 1, the candidate that agrees most with the other fresh candidates;
+    :func:`icda.model_selection.choose`). ``pool_source``: whose rationales the pools and swaps
+    take, ``"chosen"`` (the chosen selector's, the paper) or ``"vote"`` (the fresh candidates'
+    majority vote, :func:`icda.steps.pools.make_pools`). Departures: docs/departures.md.
     """
 
     pool_fraction: float = 0.10
@@ -229,8 +237,11 @@ class IcdaSettings:
     stop_delta_a: float = 0.1
     stop_patience: int | None = None
     patience_on: str = "original_dev_loss"
-    final_choice: str = "last"
+    final_choice: str = "agreement"
     counterfactual_classes: dict | None = None
+    delta_a_gate: bool = False
+    candidate_choice: str = "agreement"
+    pool_source: str = "vote"
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:
         """``counterfactual_classes`` for C = ``n_classes`` classes, every class given (None when
@@ -255,7 +266,8 @@ class IcdaSettings:
 
     def validate(self, where: str = "icda") -> None:
         for name, allowed in (("stop_rule", STOP_RULES), ("final_choice", FINAL_CHOICES),
-                              ("patience_on", PATIENCE_SIGNALS)):
+                              ("patience_on", PATIENCE_SIGNALS), ("candidate_choice", CANDIDATE_CHOICES),
+                              ("pool_source", POOL_SOURCES)):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if not 0 <= self.stop_delta_a <= 1:

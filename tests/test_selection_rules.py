@@ -191,7 +191,8 @@ def _trajectory(losses, deltas, accuracies, **icda):
 
 def test_rationales_rule_never_stops_on_an_unimproved_warm_start():
     """Under stop_rule rationales a best epoch of −1 is no stop (the warm start must train)."""
-    decisions = _trajectory([0.3, 0.5, 0.45, 0.4], [None, 0.3, 0.2, 0.1], [0.9, 0.8, 0.8, 0.8], max_iters=3)
+    decisions = _trajectory([0.3, 0.5, 0.45, 0.4], [None, 0.3, 0.2, 0.1], [0.9, 0.8, 0.8, 0.8], max_iters=3,
+                            final_choice="last")
     assert [d.stop for d in decisions] == [False, False, False, True]
     assert decisions[-1].reason == "reached max_iters=3 without convergence"
     assert decisions[-1].final_iteration == 3 and decisions[-1].final_reason == "the last iteration"
@@ -360,3 +361,72 @@ def test_compare_candidate_losses_reports_the_other_losses_pick_on_dev(tmp_path,
     out = capsys.readouterr().out
     assert "| synthetic | run1 | 1 | augmented_dev | a 0.0 | b | 100.0 |" in out
     assert "different candidate in 1 iterations; its pick has the higher dev precision in 1 of them" in out
+
+
+def test_agreement_and_majority_vote_on_hand_made_selections():
+    from icda.model_selection import agreement, majority_vote
+
+    a, b, c = [[0], [1], [2], [3]], [[0], [1], [4], [4]], [[0], [2], [4], [1, 3]]
+    assert agreement(a, b) == 0.5 and agreement(a, a) == 1.0 and agreement([], []) == 1.0
+    assert agreement([[1, 3]], [[3, 1]]) == 1.0  # a set of positions, in any order
+    # doc 0: all three agree; doc 1: a and b; doc 2: b and c; doc 3: three different sets, a tie
+    assert majority_vote([a, b, c], tie_break=a) == [[0], [1], [4], [3]]
+    assert majority_vote([a, b, c], tie_break=c)[3] == [1, 3]
+    # the tie-break's own pick loses to a majority it is not part of
+    assert majority_vote([a, b, c], tie_break=[[5], [2], [2], [9]]) == [[0], [1], [4], [4]]
+
+
+def test_without_the_delta_a_gate_a_fresh_candidate_that_moves_the_rationales_can_win():
+    assert score(0.5, False, 2, 0.3, 0.3, delta_a_gate=False) == 0.5
+    assert score(0.5, True, 2, 0.3, 0.3, delta_a_gate=False) == pytest.approx(0.5e10)  # degeneration still counts
+
+
+def _scored_candidate(tmp_path, name, dev_positions, dev_loss=0.3, degenerate=False, train=None):
+    import json
+
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "history.json").write_text(json.dumps({
+        "seed": 1, "dev_loss": dev_loss, "dev_accuracy": 0.9, "degenerate": degenerate, "best_epoch": 2,
+        "epochs": [], "seconds_per_epoch": None}))
+    train = train or [[0], [1]]
+    (folder / "predictions.json").write_text(json.dumps({
+        "train": {"prob_positive": [0.5] * len(train), "positions": train},
+        "dev": {"prob_positive": [0.5] * len(dev_positions), "positions": dev_positions}}))
+    return folder
+
+
+def test_agreement_choice_takes_the_candidate_the_other_fresh_candidates_agree_with(tmp_path):
+    """From iteration 1, candidate_choice="agreement" picks the non-degenerate candidate whose dev
+    rationales agree most with the other fresh candidates', whatever the losses; iteration 0 (MMI)
+    keeps the lowest dev loss. The choice records each candidate's agreement and the fresh
+    candidates' mean pairwise agreement, which final_choice="agreement" reads."""
+    from icda.steps.select import select_folders
+
+    # dev picks of 4 documents: seed1 and seed2 agree on 3, seed3 is the odd one out (lowest loss)
+    s1 = _scored_candidate(tmp_path, "seed1", [[0], [1], [2], [3]], dev_loss=0.30)
+    s2 = _scored_candidate(tmp_path, "seed2", [[0], [1], [2], [0]], dev_loss=0.40)
+    s3 = _scored_candidate(tmp_path, "seed3", [[1], [0], [0], [0]], dev_loss=0.10)
+    warm = _scored_candidate(tmp_path, "warm", [[0], [1], [2], [3]], dev_loss=0.20, degenerate=True)
+    prev = _choice(candidate_dir=str(_scored_candidate(tmp_path, "prev", [[0]] * 4)), delta_A=0.0)
+    labels = [0, 1]
+    choice = select_folders(2, [s1, s2, s3], labels, warm, prev, candidate_choice="agreement", delta_a_gate=False)
+    agreements = {c.name: c.agreement for c in choice.candidates}
+    assert agreements == pytest.approx({"seed1": (0.75 + 0.0) / 2, "seed2": (0.75 + 0.25) / 2,
+                                        "seed3": (0.0 + 0.25) / 2, "warm": (1.0 + 0.75 + 0.0) / 3})
+    # warm agrees most but is degenerate; seed2 (0.5) beats seed1 (0.375) and the low-loss seed3
+    assert choice.chosen.name == "seed2" and "agreement" in choice.reason
+    assert choice.agreement == pytest.approx((0.75 + 0.0 + 0.25) / 3)
+    assert (choice.candidate_choice, choice.delta_a_gate) == ("agreement", False)
+    assert select_folders(2, [s1, s2, s3], labels, warm, prev, delta_a_gate=False).chosen.name == "seed3"  # by loss
+    assert select_folders(0, [s1, s2, s3], labels, candidate_choice="agreement").chosen.name == "seed3"  # MMI
+
+
+def test_final_choice_agreement_takes_the_iteration_whose_fresh_candidates_agree_most():
+    from icda.model_selection import Signals, final_iteration
+
+    signals = [Signals(0, None, 0.5, 0.8, 0.9), Signals(1, 0.4, 0.5, 0.8, 0.3), Signals(2, 0.2, 0.4, 0.8, 0.7),
+               Signals(3, 0.1, 0.3, 0.8, 0.7), Signals(4, 0.1, 0.3, 0.8, 0.5)]
+    k, why = final_iteration(signals, "agreement")
+    assert k == 3 and why == "the highest agreement of iterations 1-4 (0.7000)"  # not MMI; ties late
+    assert final_iteration([Signals(0, None, 0.5, 0.8), Signals(1, 0.4, 0.5, 0.8)], "agreement")[0] == 1

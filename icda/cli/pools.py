@@ -9,7 +9,7 @@ from pathlib import Path
 def register(sub) -> None:
     p = sub.add_parser("pools", help="kept originals and counterfactual rationale pools (train and dev)",
                        description=__doc__ + " Pool share and base: icda.pool_fraction and icda.pool_base "
-                       "of the settings; the classes a counterfactual may take: icda.counterfactual_classes.")
+                       "of the settings; whose rationales: icda.pool_source (chosen or vote); the classes a counterfactual may take: icda.counterfactual_classes.")
     p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
     p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json")
     p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset folder")
@@ -24,4 +24,4 @@ def run(args: argparse.Namespace) -> None:
     settings = Settings.load(args.settings)
     icda = settings.icda
     make_pools(args.choice, args.data_dir, icda.pool_fraction, icda.pool_base,
-               icda.counterfactual_targets(settings.model.n_classes)).write(args.out)
+               icda.counterfactual_targets(settings.model.n_classes), icda.pool_source).write(args.out)

@@ -10,16 +10,24 @@ from pathlib import Path
 
 from icda.counterfactual import build_plan
 from icda.data.document import read_documents
+from icda.model_selection import majority_vote
 from icda.records import Choice, Pools, SplitPools
 
 log = logging.getLogger(__name__)
 
 
 def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
-               targets: dict[int, list[int]] | None = None) -> Pools:
+               targets: dict[int, list[int]] | None = None, pool_source: str = "chosen") -> Pools:
     """The pools step on files: :func:`~icda.counterfactual.build_plan` of the original train and dev splits (in
     ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
     plans' :attr:`~icda.records.AugmentationPlan.targets`).
+
+    ``pool_source="vote"``: the rationale positions (of the pools and of the kept documents'
+    swapped slots) are the majority vote of the iteration's fresh candidates
+    (:func:`~icda.model_selection.majority_vote`, ties to the chosen candidate's); which documents
+    are correct, kept and most confident still follows the chosen candidate's class probabilities.
+    Independently trained selectors agree on the sentence that carries the label more often than on
+    a spurious one, so the vote's pools hold fewer wrong sentences (docs/results.md, robustness).
 
     Raises:
         DataError: a file is missing or malformed (among others, a prediction whose document count
@@ -28,11 +36,16 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     """
     chosen = Choice.read(choice)
     documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
-    predictions = chosen.predictions({split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
+    sizes = {split: [len(d.sentences) for d in docs] for split, docs in documents.items()}
+    predictions = chosen.predictions(sizes)
+    fresh = chosen.fresh_predictions(sizes) if pool_source == "vote" else []
     splits = {}
     for split, docs in documents.items():
         predicted = getattr(predictions, split)
-        plan, stats = build_plan([d.label for d in docs], predicted.class_probabilities, predicted.positions,
+        positions = predicted.positions
+        if fresh:
+            positions = majority_vote([getattr(p, split).positions for p in fresh], positions)
+        plan, stats = build_plan([d.label for d in docs], predicted.class_probabilities, positions,
                                  pool_fraction, pool_base, targets)
         splits[split] = SplitPools(stats=stats, plan=plan, pool_sentences={
             str(c): [docs[d].sentences[p] for d, p in refs] for c, refs in plan.pools.items()})

@@ -35,6 +35,8 @@ def select_iteration(
     warm_start: str | Path | None = None,
     previous: str | Path | None = None,
     candidate_loss: str = "augmented_dev",
+    delta_a_gate: bool = True,
+    candidate_choice: str = "loss",
 ) -> Choice:
     """:func:`~icda.model_selection.select_candidate` on files: the labels come from the prepared ``train.jsonl`` and
     ``dev.jsonl`` in ``data_dir``, the previous choice from its ``choice.json``.
@@ -49,7 +51,8 @@ def select_iteration(
     documents = {split: read_documents(data_dir / f"{split}.jsonl") for split in ("train", "dev")}
     return select_folders(iteration, candidates, [d.label for d in documents["train"]], warm_start,
                           None if previous is None else Choice.read(previous), [d.label for d in documents["dev"]],
-                          candidate_loss, {split: [len(d.sentences) for d in docs] for split, docs in documents.items()})
+                          candidate_loss, {split: [len(d.sentences) for d in docs] for split, docs in documents.items()},
+                          delta_a_gate, candidate_choice)
 
 
 def select_folders(
@@ -61,6 +64,8 @@ def select_folders(
     dev_labels: Sequence[int] | None = None,
     candidate_loss: str = "augmented_dev",
     n_sentences: dict[str, Sequence[int]] | None = None,
+    delta_a_gate: bool = True,
+    candidate_choice: str = "loss",
 ) -> Choice:
     """:func:`~icda.model_selection.select_candidate` over candidate folders (fresh seeds first,
     then ``warm_start``), each read by :func:`read_candidate`; ΔA against the positions of
@@ -74,4 +79,5 @@ def select_folders(
     if warm_start is not None:
         trained.append(read_candidate(warm_start, True, n_sentences))
     positions = None if previous is None else previous.predictions(n_sentences).train.positions
-    return select_candidate(iteration, trained, train_labels, previous, positions, dev_labels, candidate_loss)
+    return select_candidate(iteration, trained, train_labels, previous, positions, dev_labels, candidate_loss,
+                            delta_a_gate, candidate_choice)

@@ -232,8 +232,12 @@ def get_select_args(wc, input):
     return args
 
 
-def get_candidate_loss(wc):
-    return workflow_config.dataset_settings(config, wc.dataset)["icda"]["candidate_loss"]
+def get_selection_rule(wc):
+    """The select command's rule options from the dataset's icda settings (a param: a changed rule
+    reruns the job)."""
+    icda = workflow_config.dataset_settings(config, wc.dataset)["icda"]
+    return (f"--candidate-loss {icda['candidate_loss']} --candidate-choice {icda['candidate_choice']}"
+            f" --delta-a-gate {'on' if icda['delta_a_gate'] else 'off'}")
 
 
 # --- the theory figures (theory.smk) ---

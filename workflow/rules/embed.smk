@@ -1,6 +1,7 @@
-# Frozen-encoder mode: every sentence of a dataset is encoded once and cached. The job asks for 2
-# threads; with --cores 2 the scheduler would keep filling both cores with 1-thread training jobs
-# of other datasets and start it last (measured: restaurant's embed started after 36 min), so it gets
+# Frozen-encoder mode: every sentence of a dataset is encoded once and cached. One thread: the
+# fixed kernel path computes on one (icda/kernels.py; a reduction split over more threads sums in
+# another order). With --cores 2 the scheduler would keep filling both cores with training jobs of
+# other datasets and start it last (measured: restaurant's embed started after 36 min), so it gets
 # priority: every training job of its dataset waits for it.
 
 
@@ -13,7 +14,7 @@ rule embed:
     params:
         data=get_data_dir,
         cache=config["embedding_cache"],
-    threads: 2
+    threads: 1
     priority: 100
     resources:
         gpu=get_gpus,

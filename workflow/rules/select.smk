@@ -1,5 +1,5 @@
-# Model choice: iteration 0 (MMI) and COMP by dev loss; iterations >= 1 with the degeneration
-# and ΔA penalties of the paper (icda/model_selection.py).
+# Model choice: iteration 0 (MMI) and COMP by dev loss; iterations >= 1 by the configured rule
+# (icda.candidate_loss, candidate_choice, delta_a_gate; icda/model_selection.py).
 
 
 rule select:
@@ -10,14 +10,14 @@ rule select:
     params:
         data=get_data_dir,
         args=get_select_args,
-        candidate_loss=get_candidate_loss,
+        rule=get_selection_rule,
     priority: LOOP_PRIORITY
     log:
         "results/logs/{dataset}/run{run}/iter{k}/select.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda select --iteration {wildcards.k} {params.args} --candidate-loss {params.candidate_loss:q}"
+        "python -m icda select --iteration {wildcards.k} {params.args} {params.rule}"
         " --data-dir {params.data:q} --out {output:q} > {log:q} 2>&1"
 
 

@@ -1,0 +1,209 @@
+"""Robustness of ICDA's gain over seed sets and CPU kernel paths: the yardstick of the loop's design.
+
+It runs the ICDA loop (MMI, then the iterations until the stop rule; no COMP) of each dataset
+for many seed sets, half of them on the fixed kernel path (the default, see
+docs/reproducibility.md) and half on this machine's native one (``ICDA_KERNELS=native``), each
+half in its own Snakemake working folder under ``--out``. It resumes where it stopped: run the
+same command again and Snakemake redoes no finished job.
+
+Per dataset it prints mean ± sd over runs of the test precision of MMI (iteration 0), CDA
+(iteration 1) and ICDA (the iteration the stop rule took), the worst ICDA run, the share of runs
+with ICDA < MMI and ICDA < CDA, and writes the per-iteration curves (``curves.png``) and every
+run's row (``runs.csv``) into ``--out``. With ``--dev`` it also prints the dev diagnostics of the
+loop (datasets whose dev split has ground truth): per iteration the dev precision of the chosen
+selector, of each fresh candidate and of their ensemble vote, the precision of the pools and of
+the inserted counterfactual sentences, how often the warm start won, and the fresh candidates'
+agreement.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/robustness.py --out ../bench/after \\
+        --configfile config/offline.yaml --sets 10 --datasets restaurant connect synthetic_small
+
+``--configfile`` (repeatable) adds config files after config/config.yaml (a design to compare);
+``--report-only`` prints the tables of what has finished without running anything. Every number
+is read from the runs' own files (eval.json, choice.json, pools.json, predictions.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from icda.kernels import FIXED_ENVIRONMENT
+
+REPO = Path(__file__).resolve().parents[1]
+# The two kernel paths: the fixed one (the default) and this machine's native one.
+PATHS = {"fixed": {}, "native": {"ICDA_KERNELS": "native"}}
+FIRST_SEED = 42
+
+
+def seed_sets(n: int, first: int = FIRST_SEED) -> list[list[int]]:
+    """n seed triples 42-44, 45-47, ..."""
+    return [[first + 3 * i + j for j in range(3)] for i in range(n)]
+
+
+def plan(n_sets: int) -> dict[str, list[list[int]]]:
+    """{kernel path: its seed sets}: the first half of ``n_sets`` on the fixed path, the rest native."""
+    sets = seed_sets(n_sets)
+    half = (n_sets + 1) // 2
+    return {"fixed": sets[:half], "native": sets[half:]}
+
+
+def run_path(out: Path, path: str, sets: list[list[int]], datasets: list[str], configfiles: list[str],
+             cores: int) -> float:
+    """Run (or resume) one kernel path's half; returns its wall seconds."""
+    work = out / path
+    work.mkdir(parents=True, exist_ok=True)
+    bench_config = {"run_datasets": datasets, "runs": sets, "n_runs": len(sets)}
+    (work / "benchmark.yaml").write_text(yaml.safe_dump(bench_config), encoding="utf-8")
+    files = [str(Path(f).resolve()) for f in configfiles] + [str(work / "benchmark.yaml")]
+    data_dir = _data_dir(configfiles)
+    overrides = [] if data_dir is None else ["--config", f"data_dir={data_dir}"]
+    targets = [f"results/{d}/run{r}/summary.json" for d in datasets for r in range(1, len(sets) + 1)]
+    # the native half must not inherit the fixed path's variables (set by any process that imported icda)
+    env = {k: v for k, v in os.environ.items() if k not in ("ICDA_KERNELS", *FIXED_ENVIRONMENT)} | PATHS[path]
+    cmd = ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), "--cores", str(cores),
+           "--configfile", *files, *overrides, "--rerun-incomplete", "--keep-going", "--quiet", "rules", "--", *targets]
+    start = time.time()
+    print(f"[{path}] {' '.join(cmd)}", flush=True)
+    subprocess.run(cmd, env=env, check=False)
+    return time.time() - start
+
+
+def _data_dir(configfiles: list[str]) -> str | None:
+    """The last data_dir the config files set, resolved against the current folder (the
+    workflow runs in another one)."""
+    data_dir = None
+    for f in configfiles:
+        value = (yaml.safe_load(Path(f).read_text(encoding="utf-8")) or {}).get("data_dir")
+        data_dir = value if value is not None else data_dir
+    return None if data_dir is None else str(Path(data_dir).resolve())
+
+
+def _read(path: Path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def run_rows(out: Path) -> list[dict]:
+    """One row per finished run: dataset, kernel path, seeds, test precision per iteration, the
+    ICDA iteration and why, MMI, CDA, ICDA."""
+    rows = []
+    for path in PATHS:
+        work = out / path
+        if not (work / "benchmark.yaml").exists():
+            continue
+        sets = yaml.safe_load((work / "benchmark.yaml").read_text(encoding="utf-8"))["runs"]
+        for summary in sorted(work.glob("results/*/run*/summary.json")):
+            s = _read(summary)
+            curve = [100 * it["precision"] for it in s["per_iteration"]]
+            k = s["final_iteration"] if s["final_iteration"] is not None else len(curve) - 1
+            rows.append({"dataset": s["dataset"], "path": path, "seeds": sets[s["run"] - 1], "run": s["run"],
+                         "curve": curve, "icda_iteration": k, "why": s.get("final_reason") or s["reason"],
+                         "MMI": curve[0], "CDA": curve[min(1, len(curve) - 1)], "ICDA": curve[k],
+                         "dir": str(summary.parent)})
+    return rows
+
+
+def _mean_sd(values: list[float]) -> str:
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):.1f} ± {sd:.1f}"
+
+
+def table(rows: list[dict]) -> str:
+    """The per-dataset summary as Markdown."""
+    lines = ["| dataset | runs | MMI | CDA | ICDA | worst ICDA (its MMI) | ICDA < MMI | ICDA < CDA |",
+             "|---|---|---|---|---|---|---|---|"]
+    for dataset in sorted({r["dataset"] for r in rows}):
+        rs = [r for r in rows if r["dataset"] == dataset]
+        worst = min(rs, key=lambda r: r["ICDA"] - r["MMI"])
+        lines.append(f"| {dataset} | {len(rs)} | {_mean_sd([r['MMI'] for r in rs])} | {_mean_sd([r['CDA'] for r in rs])}"
+                     f" | {_mean_sd([r['ICDA'] for r in rs])} | {worst['ICDA']:.1f} ({worst['MMI']:.1f})"
+                     f" | {sum(r['ICDA'] < r['MMI'] for r in rs)}/{len(rs)} | {sum(r['ICDA'] < r['CDA'] for r in rs)}/{len(rs)} |")
+    return "\n".join(lines)
+
+
+def curves_table(rows: list[dict]) -> str:
+    lines = ["| dataset | path | seeds | test precision per iteration (ICDA in bold) | why |", "|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["dataset"], r["seeds"])):
+        cells = [f"**{v:.1f}**" if i == r["icda_iteration"] else f"{v:.1f}" for i, v in enumerate(r["curve"])]
+        lines.append(f"| {r['dataset']} | {r['path']} | {r['seeds'][0]}–{r['seeds'][-1]} | {' → '.join(cells)} | {r['why']} |")
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    datasets = sorted({r["dataset"] for r in rows})
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.5 * len(datasets), 3.6), squeeze=False)
+    for ax, dataset in zip(axes[0], datasets):
+        for r in (r for r in rows if r["dataset"] == dataset):
+            style = "-" if r["path"] == "fixed" else "--"
+            line, = ax.plot(range(len(r["curve"])), r["curve"], style, alpha=0.7)
+            ax.plot([r["icda_iteration"]], [r["ICDA"]], "*", color=line.get_color(), markersize=10)
+        ax.set_title(dataset)
+        ax.set_xlabel("iteration (0 = MMI; star: taken as ICDA)")
+        ax.set_ylabel("test precision (%)")
+    axes[0][0].plot([], [], "k-", label="fixed kernels")
+    axes[0][0].plot([], [], "k--", label="native kernels")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "curves.png", dpi=110)
+
+
+def write_csv(rows: list[dict], out: Path) -> None:
+    with open(out / "runs.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["dataset", "path", "seeds", "MMI", "CDA", "ICDA", "icda_iteration", "curve", "why"])
+        for r in rows:
+            w.writerow([r["dataset"], r["path"], " ".join(map(str, r["seeds"])), f"{r['MMI']:.2f}", f"{r['CDA']:.2f}",
+                        f"{r['ICDA']:.2f}", r["icda_iteration"], " ".join(f"{v:.2f}" for v in r["curve"]), r["why"]])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, type=Path, help="working folder (kept; rerun to resume)")
+    parser.add_argument("--configfile", action="append", default=[], help="config files after config/config.yaml")
+    parser.add_argument("--sets", type=int, default=10, help="seed sets (runs) per dataset, half per kernel path")
+    parser.add_argument("--datasets", nargs="+", default=["restaurant", "connect", "synthetic_small"])
+    parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--dev", action="store_true", help="print the dev diagnostics of every run")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.report_only:
+        for path, sets in plan(args.sets).items():
+            if path in args.paths and sets:
+                wall = run_path(args.out, path, sets, args.datasets, args.configfile, args.cores)
+                print(f"[{path}] {len(sets)} seed sets: {wall / 60:.1f} min wall", flush=True)
+    rows = run_rows(args.out)
+    if not rows:
+        print("no finished run yet")
+        return 1
+    write_csv(rows, args.out)
+    plot(rows, args.out)
+    print(table(rows))
+    print()
+    print(curves_table(rows))
+    if args.dev:
+        sys.path.insert(0, str(REPO / "benchmarks"))
+        from loop_diagnostics import diagnostics_table
+
+        print()
+        print(diagnostics_table([Path(r["dir"]) for r in rows]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
