@@ -9,7 +9,9 @@ Per run and iteration, read from the run's own files:
   pick the same positions); ``by agree``: the dev precision of the candidate that agrees most
   with the other fresh candidates (what ``candidate_choice: agreement`` takes, degeneration aside);
 - ``pool``: the precision (%) of the train pools A_c (the counterfactual sentences are drawn
-  uniformly from them), ``swap``: of the rationale positions that the counterfactuals replace.
+  uniformly from them), ``swap``: of the rationale positions that the counterfactuals replace;
+  ``pool (other)`` and ``swap (other)``: the same for the pools the other ``pool_source`` would
+  have built from the same candidates (:func:`icda.counterfactual.build_plan` replayed).
 
 Ground truth is the prepared splits' ``rationale`` field (restaurant and connect: keywords;
 synthetic: the aspect sentence); datasets without it show "-".
@@ -82,10 +84,37 @@ def iteration_row(run: Path, k: int, truth: dict[str, list]) -> dict | None:
         row["by_agree"] = precision(dev_sel[max(preds, key=mean_agreement)], truth["dev"])
     if (it / "pools.json").exists():
         plan = json.loads((it / "pools.json").read_text())["train"]["plan"]
-        refs = [ref for pool in plan["pools"].values() for ref in pool]
-        row["pool"] = precision([[p] for _, p in refs], [truth["train"][d] for d, _ in refs])
-        row["swap"] = precision(plan["positions"], [truth["train"][d] for d in plan["kept"]])
+        row["pool"], row["swap"] = plan_precision(plan["pools"], plan["kept"], plan["positions"], truth["train"])
+        other = replay_plan(run, preds, chosen, fresh, truth["train"], vote_used=_vote_used(run))
+        row["pool_other"], row["swap_other"] = other
     return row
+
+
+def plan_precision(pools: dict, kept: list[int], positions: list[list[int]], truth: list) -> tuple:
+    refs = [ref for pool in pools.values() for ref in pool]
+    return (precision([[p] for _, p in refs], [truth[d] for d, _ in refs]),
+            precision(positions, [truth[d] for d in kept]))
+
+
+def _vote_used(run: Path) -> bool:
+    settings = json.loads((run.parent / "settings.json").read_text())
+    return settings["icda"].get("pool_source", "chosen") == "vote"
+
+
+def replay_plan(run: Path, preds: dict, chosen: str, fresh: list[str], truth: list, vote_used: bool) -> tuple:
+    """Pool and swap precision of the plan the other pool_source would have built."""
+    from icda.counterfactual import build_plan
+    from icda.model_selection import majority_vote
+
+    settings = json.loads((run.parent / "settings.json").read_text())["icda"]
+    labels = [json.loads(line)["label"] for line in (run.parent / "data/train.jsonl").open(encoding="utf-8")]
+    own = preds[chosen]["train"]
+    positions = own["positions"] if vote_used else majority_vote([preds[f]["train"]["positions"] for f in fresh],
+                                                                 own["positions"])
+    probabilities = own.get("probabilities") or own["prob_positive"]
+    plan, _ = build_plan(labels, probabilities, positions, settings["pool_fraction"], settings["pool_base"])
+    pools = {c: [tuple(r) for r in refs] for c, refs in plan.pools.items()}
+    return plan_precision(pools, plan.kept, plan.positions, truth)
 
 
 def run_rows(run: Path) -> list[dict]:
@@ -103,13 +132,14 @@ def _f(v) -> str:
 
 
 def diagnostics_table(runs: list[Path]) -> str:
-    lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | pool | swap |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | pool | swap "
+             "| pool (other) | swap (other) |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         name = f"{run.parents[2].name}/{run.parent.name}/{run.name}"
         for r in run_rows(run):
             lines.append(f"| {name} | {r['k']} | {r['chosen']} | {_f(r['dev'])} | {' '.join(_f(v) for v in r['fresh'])}"
-                         f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} | {_f(r.get('pool'))} | {_f(r.get('swap'))} |")
+                         f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} | {_f(r.get('pool'))} | {_f(r.get('swap'))} "
+                         f"| {_f(r.get('pool_other'))} | {_f(r.get('swap_other'))} |")
     return "\n".join(lines)
 
 
