@@ -42,6 +42,9 @@ def register(sub) -> None:
                    help="AOPC bins, fractions of a document's tokens (default: ERASER's 0.01 0.05 0.1 0.2 0.5)")
     p.add_argument("--score-only", action="store_true", help="score --predictions against --out-dir; write nothing "
                    "but --scores")
+    p.add_argument("--keep-empty-rationale", action="store_true",
+                   help="also export documents annotated with no rationale sentence (evidences: []): ERASER's "
+                   "precision then equals eval.json's, its soft-score AUPRC is not to be trusted")
     p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")
     p.set_defaults(func=run, parser=p)
 
@@ -68,7 +71,8 @@ def run(args: argparse.Namespace) -> None:
 
         out = export_eraser(args.data_dir, args.out_dir, args.split, model=args.model, choice=args.choice,
                             settings_path=args.settings, embeddings=args.embeddings, predictions=args.predictions,
-                            scores=args.scores, device=args.device, thresholds=thresholds)
+                            scores=args.scores, device=args.device, thresholds=thresholds,
+                            keep_empty=args.keep_empty_rationale)
         print(f"{len(out.documents)} documents -> {args.out_dir} (left out: {len(out.unlabelled)} without a label, "
               f"{len(out.unannotated)} without ground truth)", file=sys.stderr)
         scores = out.scores

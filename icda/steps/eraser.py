@@ -18,9 +18,14 @@ What is written (``out_dir`` is an ERASER data directory):
   ``start_token``/``end_token`` in the document's flattened tokens, ``start_sentence``/
   ``end_sentence``; ends exclusive).
 - Left out, and counted in the returned :class:`EraserExport`: documents without a label (ERASER
-  needs a ``classification``) and documents without ground truth (``rationale`` absent or empty:
-  ERASER scores every prediction against the evidences, so their selections would count as wrong
-  and their AUPRC as 0).
+  needs a ``classification``) and documents without ground truth (``rationale`` absent, or
+  empty). ERASER scores every prediction against the evidences, so a document annotated with no
+  rationale sentence (an empty ``rationale``) would count its selections as wrong and its
+  soft-score AUPRC has no positive to rank (NaN or an arbitrary value, by scikit-learn version).
+  ``keep_empty=True`` (``--keep-empty-rationale``) writes those with ``evidences: []`` all the
+  same: ERASER's micro precision then equals the precision of ``eval.json``
+  (:func:`icda.metrics.rationale_metrics` counts such a document's selections as misses), and
+  the soft metrics are not to be trusted.
 
 With a model, one predictions line per exported document (ERASER's results format, see
 :func:`predict_eraser`).
@@ -97,7 +102,8 @@ def annotation(doc: Document, tokens: list[list[str]]) -> dict[str, Any]:
             "query_type": None, "docids": [doc.id]}
 
 
-def export_data(data_dir: str | Path, out_dir: str | Path, split: str = "test") -> EraserExport:
+def export_data(data_dir: str | Path, out_dir: str | Path, split: str = "test",
+                keep_empty: bool = False) -> EraserExport:
     """Write the ERASER data directory of one prepared split (module docstring): ``docs/`` first,
     then ``<split>.jsonl`` atomically (its presence means complete).
 
@@ -113,7 +119,7 @@ def export_data(data_dir: str | Path, out_dir: str | Path, split: str = "test") 
         if doc.label is None:
             out.unlabelled.append(doc.id)
             continue
-        if not doc.rationale:
+        if doc.rationale is None or (not doc.rationale and not keep_empty):
             out.unannotated.append(doc.id)
             continue
         outside = [i for i in doc.rationale if not 0 <= i < len(doc.sentences)]
@@ -265,7 +271,8 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
                   model: str | Path | None = None, choice: str | Path | None = None,
                   settings_path: str | Path | None = None, embeddings: str | Path | None = None,
                   predictions: str | Path | None = None, scores: str | Path | None = None,
-                  device: str = "auto", thresholds: Sequence[float] = AOPC_THRESHOLDS) -> EraserExport:
+                  device: str = "auto", thresholds: Sequence[float] = AOPC_THRESHOLDS,
+                  keep_empty: bool = False) -> EraserExport:
     """Write the ERASER data directory of ``split`` (:func:`export_data`) and, given a model, its
     predictions JSONL (:func:`predict_eraser`) and, given ``scores``, a JSON of ERASER's metrics on
     them (:func:`icda.eraser_metrics.score_results`, IOU threshold 0.5) with the paper's
@@ -279,6 +286,8 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
         embeddings: the dataset's embedding cache (frozen mode; ``python -m icda embed``).
         predictions: where the predictions JSONL goes (required with a model).
         device: ``"auto"``, ``"cpu"``, ``"cuda"``, … (the model card's own device is ignored).
+        keep_empty: also export the documents annotated with no rationale sentence
+            (:func:`export_data`).
 
     Raises:
         ValueError: both ``model`` and ``choice``, or a model without ``predictions``.
@@ -289,7 +298,7 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
         raise ValueError("export-eraser takes one of model and choice")
     if (model is not None or choice is not None) and predictions is None:
         raise ValueError("export-eraser with a model needs the predictions file to write")
-    out = export_data(data_dir, out_dir, split)
+    out = export_data(data_dir, out_dir, split, keep_empty)
     if model is None and choice is None:
         return out
     from icda.loading import open_workspace
