@@ -172,3 +172,53 @@ def test_score_only_names_a_missing_document(trained, tmp_path, capsys):
                  str(pred)]) == 2
     err = capsys.readouterr().err
     assert "docs/nowhere: no document nowhere" in err and "Fix:" in err
+
+
+# --------------------------------------------------------------------------- import (format: eraser)
+
+
+def test_export_then_read_gives_the_same_documents(tmp_path):
+    """Round trip: what export-eraser writes, format: eraser reads back (three classes)."""
+    from icda.data.dataset_spec import validate_spec
+    from icda.data.readers import read_eraser
+    from icda.steps.prepare import read_splits
+
+    docs = {split: [Document(f"{split}-{i}", i % 3, tuple(FILLER[(i + s) % 6] for s in range(5)),
+                             frozenset({i % 5, (i + 2) % 5} if i % 4 else {i % 5}))
+                    for i in range(9)] for split in ("train", "dev", "test")}
+    for split, split_docs in docs.items():
+        write_documents(split_docs, tmp_path / "prepared" / f"{split}.jsonl")
+        export_data(tmp_path / "prepared", tmp_path / "eraser", split)
+    assert sorted(p.name for p in (tmp_path / "eraser").glob("*.jsonl")) == ["test.jsonl", "train.jsonl", "val.jsonl"]
+    assert read_eraser(tmp_path / "eraser/test.jsonl", classes=range(3)) == docs["test"]
+    spec = validate_spec("mine", {"train": "train.jsonl", "dev": "val.jsonl", "test": "test.jsonl",
+                                  "format": "eraser", "test_format": "eraser", "classes": 3})
+    assert read_splits("mine", spec, tmp_path / "eraser") == docs
+
+
+def _annotation(**change) -> dict:
+    ann = {"annotation_id": "r1", "classification": "1", "query": "?", "evidences": [
+        [{"docid": "r1", "text": "b", "start_token": 1, "end_token": 2, "start_sentence": 1, "end_sentence": 2}]]}
+    return ann | change
+
+
+@pytest.mark.parametrize("ann, problem", [
+    (_annotation(annotation_id="r2", evidences=[[{"docid": "r9", "start_sentence": 0, "end_sentence": 1}]]),
+     "annotation r2: its document"),
+    (_annotation(), "annotation id 'r1' already used on line 1"),
+    (_annotation(evidences=[[{"docid": "r1", "start_sentence": 1, "end_sentence": 3}]]),
+     "annotation r1: evidence sentences [1, 3) lie outside document r1 (2 sentences"),
+    (_annotation(evidences=[[{"docid": "r1", "start_token": 0, "end_token": 1}]]),
+     "annotation r1: an evidence has no sentence indices"),
+    (_annotation(classification="POS"), "annotation r1: classification 'POS' is not one of the classes ['0', '1']"),
+    (_annotation(docids=["r1", "r2"]), "annotation r1 spans 2 documents"),
+])
+def test_bad_eraser_input_is_named_by_file_line_and_annotation(tmp_path, ann, problem):
+    from icda.data.readers import read_eraser
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/r1").write_text("a\nb\n")
+    (tmp_path / "test.jsonl").write_text(json.dumps(_annotation()) + "\n" + json.dumps(ann) + "\n")
+    with pytest.raises(DataError, match="Fix:") as err:
+        read_eraser(tmp_path / "test.jsonl")
+    assert f"test.jsonl:2: {problem}" in str(err.value)
