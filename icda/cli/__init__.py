@@ -17,7 +17,7 @@ from icda.errors import IcdaError
 #: ``config-reference``)
 COMMANDS = [
     "generate", "prepare", "download", "embed", "train", "evaluate",
-    "select", "pools", "augment", "converge", "finalize", "predict", "report", "theory", "sweep",
+    "select", "pools", "augment", "converge", "finalize", "predict", "export_eraser", "report", "theory", "sweep",
     "config_reference",
 ]
 

@@ -10,8 +10,9 @@ in :data:`SPEC_DEFAULTS`:
 * ``train``, ``dev``, ``test``: paths relative to ``data_dir``; ``dev`` may be null when
   ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
   connectivity trains on a split of its dev file when the train file is unavailable).
-* ``format`` (train/dev: ``"icda"`` or ``"jsonl"``), ``test_format`` (``"icda"``, ``"hotel"`` or
-  ``"jsonl"``); left out, a file named ``*.jsonl`` is read as JSONL and any other as ICDA
+* ``format`` (train/dev: ``"icda"``, ``"jsonl"`` or ``"eraser"``), ``test_format`` (``"icda"``,
+  ``"hotel"``, ``"jsonl"`` or ``"eraser"``: an ERASER split file with ``docs/`` beside it,
+  :func:`~icda.data.readers.read_eraser`); left out, a file named ``*.jsonl`` is read as JSONL and any other as ICDA
   (:func:`format_by_suffix`), ``keywords`` (ground-truth keyword rule for icda/jsonl files, applied to every split: test
   precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
   (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
@@ -71,8 +72,8 @@ SPEC_DEFAULTS: dict[str, Any] = {
 
 _CHOICES = {
     "source": ("files", "synthetic", "llm"),
-    "format": ("icda", "jsonl"),
-    "test_format": ("icda", "hotel", "jsonl"),
+    "format": ("icda", "jsonl", "eraser"),
+    "test_format": ("icda", "hotel", "jsonl", "eraser"),
 }
 _OPTIONAL_STR = ("train", "dev", "test", "url", "how_to_get", "spacy_model")
 _BOOL = ("ratings", "balance", "public", "allow_file_url")
@@ -193,8 +194,8 @@ def validate_spec(name: str, spec: dict) -> dict:
                        "out of train")
         if out["synthetic"]:
             raise fail("synthetic", "is set for a dataset with source: files", "remove it")
-        if out["keywords"] is not None and out["test_format"] == "hotel":
-            raise fail("keywords", "hotel test files carry their own annotation",
+        if out["keywords"] is not None and out["test_format"] in ("hotel", "eraser"):
+            raise fail("keywords", f"{out['test_format']} test files carry their own annotation",
                        "remove keywords, or use test_format icda/jsonl")
         if out["ratings"] and out["format"] != "icda":
             raise fail("ratings", "only the icda format has rating labels", "set ratings: false")

@@ -16,7 +16,7 @@ from pathlib import Path
 from icda.data.cleaning import clean, split_dev
 from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, validate_spec
 from icda.data.document import Document, write_documents
-from icda.data.readers import read_hotel_test, read_icda, read_jsonl
+from icda.data.readers import read_eraser, read_hotel_test, read_icda, read_jsonl
 from icda.data.synthetic import generate_synthetic
 from icda.errors import DataError
 from icda.generate.llm_spec import parse_llm, responses_path
@@ -57,6 +57,8 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
                                        classes=classes)
             elif fmt == "hotel":
                 out[split] = read_hotel_test(path, id_prefix=split)
+            elif fmt == "eraser":
+                out[split] = read_eraser(path, classes=classes)
             else:
                 out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
                                         require_label=split != "test", classes=classes)

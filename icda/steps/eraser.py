@@ -1,0 +1,379 @@
+"""The ERASER export, ``python -m icda export-eraser``: a prepared split (and a trained selector's
+predictions on it) in the format of the ERASER benchmark (DeYoung et al. 2020;
+github.com/jayded/eraserbenchmark, ``rationale_benchmark/utils.py`` and ``metrics.py``), so its
+scorer, and :mod:`icda.eraser_metrics`, give ERASER's numbers beside the paper's precision.
+
+What is written (``out_dir`` is an ERASER data directory):
+
+- ``docs/<docid>``: one sentence a line, its tokens separated by single spaces. Tokens are the
+  sentence's whitespace-separated pieces (``str.split()``: punctuation stays attached to its
+  word, e.g. ``city.``); a token is the unit of ``start_token``/``end_token`` and of the AOPC
+  bins. Every sentence of the document is written (also those past ``encoder.max_sentences``,
+  which the model never sees).
+- ``<split>.jsonl`` (``test.jsonl``; ``val.jsonl`` for our ``dev``): one annotation per document,
+  ``annotation_id`` = ``docid`` = the document's id, ``classification`` = its label as a string
+  (``"0"`` … ``"C−1"``: more than two classes are written as they are), ``query`` =
+  :data:`QUERY`, ``docids`` = [its id], and ``evidences``: one evidence group per ground-truth
+  rationale sentence, holding one Evidence (``docid``, ``text``: the sentence's tokens,
+  ``start_token``/``end_token`` in the document's flattened tokens, ``start_sentence``/
+  ``end_sentence``; ends exclusive).
+- Left out, and counted in the returned :class:`EraserExport`: documents without a label (ERASER
+  needs a ``classification``) and documents without ground truth (``rationale`` absent, or
+  empty). ERASER scores every prediction against the evidences, so a document annotated with no
+  rationale sentence (an empty ``rationale``) would count its selections as wrong and its
+  soft-score AUPRC has no positive to rank (NaN or an arbitrary value, by scikit-learn version).
+  ``keep_empty=True`` (``--keep-empty-rationale``) writes those with ``evidences: []`` all the
+  same: ERASER's micro precision then equals the precision of ``eval.json``
+  (:func:`icda.metrics.rationale_metrics` counts such a document's selections as misses), and
+  the soft metrics are not to be trusted.
+
+With a model, one predictions line per exported document (ERASER's results format, see
+:func:`predict_eraser`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from icda.data.document import Document, read_documents
+from icda.eraser_metrics import AOPC_THRESHOLDS, IOU_THRESHOLDS, score_results
+from icda.errors import DataError
+from icda.io import atomic_write, read_jsonl, write_json, write_jsonl
+from icda.records import MODEL_FILE, Choice
+
+log = logging.getLogger(__name__)
+
+#: our split → ERASER's file name (ERASER calls the development split ``val``)
+ERASER_SPLITS = {"train": "train", "dev": "val", "test": "test"}
+#: the ``query`` of every annotation (ERASER's classification tasks ask one question per dataset)
+QUERY = "What is the label of this document?"
+_DOCID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def tokenize(sentence: str) -> list[str]:
+    """The tokens of a sentence in the export: its whitespace-separated pieces (``str.split()``)."""
+    return sentence.split()
+
+
+@dataclass
+class EraserExport:
+    """What :func:`export_eraser` wrote: the exported documents (split order) with their tokens
+    (per sentence, a list of tokens), the ids left out and why, and the files."""
+
+    documents: list[Document]
+    tokens: dict[str, list[list[str]]]
+    unlabelled: list[str] = field(default_factory=list)
+    unannotated: list[str] = field(default_factory=list)
+    annotations: Path | None = None
+    predictions: Path | None = None
+    scores: dict | None = None
+
+
+def _checked_tokens(doc: Document, path: Path, line: int) -> list[list[str]]:
+    if not _DOCID.fullmatch(doc.id):
+        raise DataError(path, line, f"document id {doc.id!r} cannot be an ERASER file name (docs/<docid>)",
+                        "give the documents ids of letters, digits, '.', '_' and '-' (starting with a letter or "
+                        "digit) and rerun prepare")
+    tokens = [tokenize(s) for s in doc.sentences]
+    for i, sentence in enumerate(tokens):
+        if not sentence:
+            raise DataError(path, line, f"sentence {i} of document {doc.id} has no token (ERASER's reader drops "
+                            "empty lines, so the sentence indices would shift)",
+                            "remove the empty sentence from the raw file and rerun prepare")
+    return tokens
+
+
+def annotation(doc: Document, tokens: list[list[str]]) -> dict[str, Any]:
+    """The ERASER annotation of an exported document (see the module docstring)."""
+    starts = [0]
+    for sentence in tokens:
+        starts.append(starts[-1] + len(sentence))
+    evidences = [[{"docid": doc.id, "text": " ".join(tokens[i]), "start_token": starts[i],
+                   "end_token": starts[i + 1], "start_sentence": i, "end_sentence": i + 1}]
+                 for i in sorted(doc.rationale)]
+    return {"annotation_id": doc.id, "query": QUERY, "classification": str(doc.label), "evidences": evidences,
+            "query_type": None, "docids": [doc.id]}
+
+
+def export_data(data_dir: str | Path, out_dir: str | Path, split: str = "test",
+                keep_empty: bool = False) -> EraserExport:
+    """Write the ERASER data directory of one prepared split (module docstring): ``docs/`` first,
+    then ``<split>.jsonl`` atomically (its presence means complete).
+
+    Raises:
+        DataError: the prepared split is missing or malformed; a document id is not a file name;
+            a sentence has no token; a ground-truth index lies outside its document (each naming
+            the file, the line and the fix).
+    """
+    path = Path(data_dir) / f"{split}.jsonl"
+    docs = read_documents(path)
+    out = EraserExport([], {})
+    for line, doc in enumerate(docs, 1):
+        if doc.label is None:
+            out.unlabelled.append(doc.id)
+            continue
+        if doc.rationale is None or (not doc.rationale and not keep_empty):
+            out.unannotated.append(doc.id)
+            continue
+        outside = [i for i in doc.rationale if not 0 <= i < len(doc.sentences)]
+        if outside:
+            raise DataError(path, line, f"ground-truth sentence {outside[0]} of document {doc.id} is outside its "
+                            f"{len(doc.sentences)} sentences", "fix the raw file's rationale and rerun prepare")
+        out.tokens[doc.id] = _checked_tokens(doc, path, line)
+        out.documents.append(doc)
+    out_dir = Path(out_dir)
+    for doc in out.documents:
+        with atomic_write(out_dir / "docs" / doc.id) as fh:
+            fh.write("".join(" ".join(sentence) + "\n" for sentence in out.tokens[doc.id]))
+    out.annotations = out_dir / f"{ERASER_SPLITS[split]}.jsonl"
+    write_jsonl((annotation(doc, out.tokens[doc.id]) for doc in out.documents), out.annotations)
+    log.info("%d documents -> %s (left out: %d without a label, %d without ground truth)", len(out.documents),
+             out_dir, len(out.unlabelled), len(out.unannotated))
+    return out
+
+
+def bin_size(tokens: Sequence[int], threshold: float) -> int:
+    """How many top-ranked sentences an AOPC bin takes: the fewest whose tokens (``tokens``: the
+    ranked sentences' token counts) number at least ⌈threshold · L⌉, L their total (ERASER bins
+    the top ``threshold`` fraction of tokens; a sentence model removes whole sentences, so the
+    bin is rounded up to the sentence that completes it)."""
+    need = math.ceil(round(threshold * sum(tokens), 9))
+    total = 0
+    for m, n in enumerate(tokens, 1):
+        total += n
+        if total >= need:
+            return m
+    return len(tokens)
+
+
+def predict_eraser(network: Any, ids: Any, docs: Sequence[Document], tokens: dict[str, list[list[str]]],
+                   device: str = "cpu", thresholds: Sequence[float] = AOPC_THRESHOLDS) -> tuple[list[dict], list]:
+    """ERASER's results lines for ``docs`` from a trained :class:`~icda.model.RationaleNetwork`.
+
+    Args:
+        network: the model (put in eval mode).
+        ids: [D, N] sentence ids of ``docs`` (``PAD`` in empty slots; row d holds the first
+            ``n_d`` <= ``encoder.max_sentences`` sentences the model sees).
+        tokens: docid → per sentence its tokens (:func:`tokenize`).
+        thresholds: the AOPC bins (fractions of a document's tokens).
+
+    Per document (the model is run as :func:`icda.train.predict` runs it, batches of 512):
+
+    - ``hard_rationale_predictions``: one token span per selected sentence (the top-k of the
+      selector scores: the positions ``evaluate`` records);
+    - ``soft_sentence_predictions`` [sentences]: the softmax of the selector scores over the
+      n_d sentences the model sees (the distribution its straight-through gradient uses), 0.0 for
+      sentences past them; ``soft_rationale_predictions`` [tokens]: each token gets its
+      sentence's score;
+    - ``classification`` (the argmax), ``classification_scores`` {"c": P(c)} (softmax of the
+      logits, float64);
+    - ``comprehensiveness_classification_scores``: the selector and classifier re-run on the
+      seen sentences without the selected ones; ``sufficiency_classification_scores``: on the
+      selected ones alone (document order kept; the selector picks its top-k again);
+    - ``thresholded_scores``: for each threshold t, the same with the top :func:`bin_size`
+      sentences by selector score (ties: earlier sentence first) removed or kept alone, the
+      token counts taken over the seen sentences.
+
+    A reduced document with no sentence left is scored as the classifier with nothing selected
+    (its max-pool of no sentence is the zero vector, as :func:`icda.model.masked_max` gives a row
+    without a kept slot): the logits are the classifier's bias.
+
+    Returns:
+        (the results lines, per document its selected positions).
+    """
+    import torch
+
+    from icda.records import PAD
+    from icda.train import trim
+
+    network.eval()
+
+    @torch.no_grad()
+    def forward(rows: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor], list[list[int]]]:
+        probs, scores, positions = [], [], []
+        for start in range(0, len(rows), 512):
+            batch = trim(rows[start: start + 512])
+            out = network(batch.to(device))
+            probs.append(torch.softmax(out.logits.double().cpu(), dim=-1))
+            real = batch >= 0
+            soft = torch.softmax(out.scores.double().cpu().masked_fill(~real, float("-inf")), dim=-1)
+            for r in range(len(batch)):
+                n = int(real[r].sum())
+                scores.append(soft[r, :n])
+                positions.append(out.rationale_mask[r, :n].cpu().nonzero().squeeze(1).tolist())
+        return torch.cat(probs), scores, positions
+
+    with torch.no_grad():
+        width = network.classifier[-1].in_features
+        nothing = torch.softmax(network.classifier(torch.zeros(1, width, device=device)).double().cpu(), dim=-1)[0]
+
+    probs, scores, positions = forward(ids)
+    variants: list[list[int]] = []  # kept positions of every reduced document, 2 + 2·B per document
+    for d, doc in enumerate(docs):
+        n = len(scores[d])
+        order = sorted(range(n), key=lambda i: (-float(scores[d][i]), i))
+        counts = [len(tokens[doc.id][i]) for i in order]
+        selected = set(positions[d])
+        variants.append([i for i in range(n) if i not in selected])
+        variants.append(sorted(selected))
+        for t in thresholds:
+            top = set(order[: bin_size(counts, t)])
+            variants.append([i for i in range(n) if i not in top])
+            variants.append(sorted(top))
+    rows = torch.full((len(variants), max(ids.shape[1], 1)), PAD, dtype=torch.long)
+    for v, keep in enumerate(variants):
+        d = v // (2 + 2 * len(thresholds))
+        rows[v, : len(keep)] = ids[d, keep]
+    filled = [v for v, keep in enumerate(variants) if keep]
+    reduced = nothing.repeat(len(variants), 1)
+    if filled:
+        reduced[filled] = forward(rows[filled])[0]
+
+    def named(p: torch.Tensor) -> dict[str, float]:
+        return {str(c): float(x) for c, x in enumerate(p.tolist())}
+
+    lines, per = [], 2 + 2 * len(thresholds)
+    for d, doc in enumerate(docs):
+        sentence_scores = scores[d].tolist() + [0.0] * (len(tokens[doc.id]) - len(scores[d]))
+        starts = [0]
+        for sentence in tokens[doc.id]:
+            starts.append(starts[-1] + len(sentence))
+        r = reduced[d * per: (d + 1) * per]
+        lines.append({
+            "annotation_id": doc.id,
+            "rationales": [{
+                "docid": doc.id,
+                "hard_rationale_predictions": [{"start_token": starts[i], "end_token": starts[i + 1]}
+                                               for i in positions[d]],
+                "soft_rationale_predictions": [s for s, sentence in zip(sentence_scores, tokens[doc.id])
+                                               for _ in sentence],
+                "soft_sentence_predictions": sentence_scores,
+            }],
+            "classification": str(int(probs[d].argmax())),
+            "classification_scores": named(probs[d]),
+            "comprehensiveness_classification_scores": named(r[0]),
+            "sufficiency_classification_scores": named(r[1]),
+            "thresholded_scores": [{"threshold": t, "comprehensiveness_classification_scores": named(r[2 + 2 * b]),
+                                    "sufficiency_classification_scores": named(r[3 + 2 * b])}
+                                   for b, t in enumerate(thresholds)],
+        })
+    return lines, positions
+
+
+def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test", *,
+                  model: str | Path | None = None, choice: str | Path | None = None,
+                  settings_path: str | Path | None = None, embeddings: str | Path | None = None,
+                  predictions: str | Path | None = None, scores: str | Path | None = None,
+                  device: str = "auto", thresholds: Sequence[float] = AOPC_THRESHOLDS,
+                  keep_empty: bool = False) -> EraserExport:
+    """Write the ERASER data directory of ``split`` (:func:`export_data`) and, given a model, its
+    predictions JSONL (:func:`predict_eraser`) and, given ``scores``, a JSON of ERASER's metrics on
+    them (:func:`icda.eraser_metrics.score_results`, IOU threshold 0.5) with the paper's
+    precision on the same documents (:func:`icda.metrics.rationale_metrics`, key ``paper``) and
+    the ids left out.
+
+    Args:
+        model: a model folder (model.pt and model.json: a candidate folder or
+            results/<dataset>/icda_model); or ``choice``: a choice.json whose chosen candidate is
+            exported. ``settings_path``: a settings.json, only for a folder without model.json.
+        embeddings: the dataset's embedding cache (frozen mode; ``python -m icda embed``).
+        predictions: where the predictions JSONL goes (required with a model).
+        device: ``"auto"``, ``"cpu"``, ``"cuda"``, … (the model card's own device is ignored).
+        keep_empty: also export the documents annotated with no rationale sentence
+            (:func:`export_data`).
+
+    Raises:
+        ValueError: both ``model`` and ``choice``, or a model without ``predictions``.
+        DataError: an input file is missing or malformed (see :func:`export_data`,
+            :func:`icda.steps.predict.read_model_card`, :func:`icda.loading.open_workspace`).
+    """
+    if model is not None and choice is not None:
+        raise ValueError("export-eraser takes one of model and choice")
+    if (model is not None or choice is not None) and predictions is None:
+        raise ValueError("export-eraser with a model needs the predictions file to write")
+    out = export_data(data_dir, out_dir, split, keep_empty)
+    if model is None and choice is None:
+        return out
+    from icda.loading import open_workspace
+    from icda.metrics import rationale_metrics
+    from icda.steps.predict import read_model_card
+
+    folder = Path(model) if model is not None else Path(Choice.read(choice).chosen.candidate_dir)
+    settings, _ = read_model_card(folder, settings_path)
+    settings = dataclasses.replace(settings, device=device)
+    ws = open_workspace(settings, data_dir, embeddings)
+    network = ws.load_model(folder / MODEL_FILE)
+    split_ids = ws.sentence_ids(out.documents, str(Path(data_dir) / f"{split}.jsonl"))
+    lines, positions = predict_eraser(network, split_ids.ids, out.documents, out.tokens, ws.device, thresholds)
+    out.predictions = Path(predictions)
+    write_jsonl(lines, out.predictions)
+    if scores is not None:
+        annotations = [annotation(doc, out.tokens[doc.id]) for doc in out.documents]
+        out.scores = score_results(annotations, lines, out.tokens, IOU_THRESHOLDS, thresholds)
+        paper = rationale_metrics(positions, [d.rationale for d in out.documents], split_ids.n_sentences.tolist(),
+                                  [d.label for d in out.documents], [int(x["classification"]) for x in lines],
+                                  settings.model.n_classes)
+        out.scores |= {"paper": {k: paper[k] for k in ("precision", "recall", "f1", "accuracy", "n_docs")},
+                       "model": str(folder / MODEL_FILE), "split": split,
+                       "left_out": {"unlabelled": out.unlabelled, "unannotated": out.unannotated}}
+        write_json(out.scores, scores)
+    log.info("predictions of %s -> %s", folder / MODEL_FILE, out.predictions)
+    return out
+
+
+def read_eraser_documents(out_dir: str | Path, docids: Sequence[str]) -> dict[str, list[list[str]]]:
+    """docid → per sentence its tokens, read from ``out_dir/docs/<docid>`` as ERASER's
+    ``load_documents`` reads them (blank lines dropped, tokens split on single spaces, empty
+    tokens dropped).
+
+    Raises:
+        DataError: a document file is missing.
+    """
+    out = {}
+    for docid in docids:
+        path = Path(out_dir) / "docs" / docid
+        if not path.is_file():
+            raise DataError(path, None, f"no document {docid}", "export the split again (`python -m icda "
+                            "export-eraser`) or give the ERASER data directory these predictions belong to")
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        out[docid] = [[t for t in line.split(" ") if t] for line in lines if line]
+    return out
+
+
+def score_eraser(out_dir: str | Path, predictions: str | Path, split: str = "test",
+                 iou_thresholds: Sequence[float] = IOU_THRESHOLDS,
+                 aopc_thresholds: Sequence[float] = AOPC_THRESHOLDS) -> dict:
+    """ERASER's metrics (:func:`icda.eraser_metrics.score_results`) of a predictions JSONL against
+    an ERASER data directory (this export's or ERASER's own), read from the files as ERASER's
+    ``metrics.py`` reads them.
+
+    Raises:
+        DataError: a file is missing or a line is not JSON; a prediction names a document or an
+            annotation the data directory lacks, or lacks a field (the message names the key); a
+            prediction lacks one of ``aopc_thresholds``.
+    """
+    ann_path = Path(out_dir) / f"{ERASER_SPLITS.get(split, split)}.jsonl"
+    if not ann_path.is_file():
+        raise DataError(ann_path, None, "file not found", "export the split first (`python -m icda export-eraser`)")
+    fix = "write it again with `python -m icda export-eraser`"
+    annotations = read_jsonl(ann_path, dict, "an ERASER annotation", fix)
+    results = read_jsonl(predictions, dict, "an ERASER results line", fix)
+    docids = sorted({r["docid"] for line in results for r in line.get("rationales", [])}
+                    | {ev["docid"] for a in annotations for group in a.get("evidences", []) for ev in group})
+    documents = read_eraser_documents(out_dir, docids)
+    try:
+        return score_results(annotations, results, documents, iou_thresholds, aopc_thresholds)
+    except KeyError as exc:
+        raise DataError(predictions, None, f"key {json.dumps(exc.args[0])} is missing (an annotation without a "
+                        "results line, or a results line without a field)",
+                        "give the predictions written for this data directory") from None
+    except ValueError as exc:
+        raise DataError(predictions, None, str(exc), "export the predictions again with these AOPC thresholds "
+                        "(`python -m icda export-eraser --aopc-thresholds ...`)") from None

@@ -1,0 +1,224 @@
+"""``python -m icda export-eraser`` (issue 33): the ERASER data directory of a prepared split and a
+trained selector's predictions in ERASER's results format, read back as ERASER's utils.py reads
+them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from icda.cli import main
+from icda.data.document import Document, write_documents
+from icda.eraser_metrics import AOPC_THRESHOLDS
+from icda.errors import DataError
+from icda.records import Predictions
+from icda.steps.eraser import bin_size, export_data, score_eraser
+
+POSITIVE = ["the food was delicious.", "the dish was amazing.", "the staff was friendly."]
+NEGATIVE = ["the food was terrible.", "the dish was bland.", "the staff was rude."]
+FILLER = ["we came for dinner.", "the table was by the door.", "parking was on the side.",
+          "we had coffee after.", "the room was quiet.", "it was a long week."]
+
+
+def _docs(prefix: str, n: int, offset: int = 0, rationale: bool = False) -> list[Document]:
+    docs = []
+    for i in range(n):
+        j = i + offset
+        label = i % 2
+        sentences = [FILLER[(j + s) % len(FILLER)] for s in range(4)]
+        sentences.insert(j % 5, (POSITIVE if label else NEGATIVE)[j % 3])
+        docs.append(Document(f"{prefix}-{i}", label, tuple(sentences), frozenset({j % 5}) if rationale else None))
+    return docs
+
+
+#: test documents beside the annotated ones: one sentence only (its rationale removed leaves
+#: nothing), and three the export leaves out
+EXTRA = [Document("test-short", 1, ("the food was delicious.",), frozenset({0})),
+         Document("test-none", 0, ("the food was terrible.", "we came for dinner."), None),
+         Document("test-empty", 0, ("the food was terrible.", "we came for dinner."), frozenset()),
+         Document("test-unlabelled", None, ("the food was terrible.", "we came for dinner."), frozenset({0}))]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, tiny_encoder_settings):
+    """A prepared toy dataset (test documents with ground truth) and one frozen-mode candidate."""
+    from icda.settings import ModelSettings, Settings, TrainSettings
+    from icda.steps.embed import embed_splits
+    from icda.steps.train import train_candidates
+
+    root = tmp_path_factory.mktemp("eraser")
+    data = root / "data"
+    write_documents(_docs("train", 40), data / "train.jsonl")
+    write_documents(_docs("dev", 16, 1), data / "dev.jsonl")
+    write_documents(_docs("test", 8, 2, rationale=True) + EXTRA, data / "test.jsonl")
+    settings = Settings(encoder=tiny_encoder_settings, model=ModelSettings(d_model=16, heads=2, dff=32),
+                        train=TrainSettings(lr=1e-2, batch_size=16, max_epochs=2, patience=2), device="cpu")
+    (root / "settings.json").write_text(json.dumps(settings.to_dict()))
+    embed_splits({s: data / f"{s}.jsonl" for s in ("train", "dev", "test")}, settings.encoder,
+                 root / "embeddings.pt", progress=False)
+    train_candidates(settings, data, root / "embeddings.pt", {"seed1": 1}, root / "candidates")
+    return root
+
+
+def _eraser_documents(out: Path) -> dict[str, list[list[str]]]:
+    """The docs/ folder as ERASER's utils.load_documents reads it."""
+    return {p.name: [[t for t in line.strip().split(" ") if t] for line in p.read_text().splitlines() if line.strip()]
+            for p in (out / "docs").iterdir()}
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_data_export_writes_documents_and_annotations(trained, tmp_path):
+    out = export_data(trained / "data", tmp_path / "eraser")
+    assert out.unannotated == ["test-none", "test-empty"] and out.unlabelled == ["test-unlabelled"]
+    docs = _eraser_documents(tmp_path / "eraser")
+    annotations = _rows(tmp_path / "eraser/test.jsonl")
+    assert sorted(docs) == sorted(a["annotation_id"] for a in annotations) == sorted(d.id for d in out.documents)
+    by_id = {d.id: d for d in out.documents}
+    for ann in annotations:
+        doc = by_id[ann["annotation_id"]]
+        assert docs[doc.id] == [s.split() for s in doc.sentences]  # one line a sentence, whitespace tokens
+        assert ann["classification"] == str(doc.label) and ann["docids"] == [doc.id]
+        flat = [t for s in docs[doc.id] for t in s]
+        assert len(ann["evidences"]) == len(doc.rationale)
+        for (ev,) in ann["evidences"]:  # one evidence per group, one group per ground-truth sentence
+            i = ev["start_sentence"]
+            assert ev["end_sentence"] == i + 1 and i in doc.rationale
+            assert flat[ev["start_token"]: ev["end_token"]] == docs[doc.id][i] == ev["text"].split()
+    # kept on request: the document annotated with no rationale sentence, without evidence
+    out = export_data(trained / "data", tmp_path / "kept", keep_empty=True)
+    assert out.unannotated == ["test-none"]
+    assert {a["annotation_id"]: a["evidences"] for a in _rows(tmp_path / "kept/test.jsonl")}["test-empty"] == []
+
+
+@pytest.mark.parametrize("doc, problem", [
+    (Document("a/b", 0, ("the food was cold.", "we came."), frozenset({0})),
+     "test.jsonl:1: document id 'a/b' cannot be an ERASER file name"),
+    (Document("a", 0, ("the food was cold.", "we came."), frozenset({2})),
+     "test.jsonl:1: ground-truth sentence 2 of document a is outside its 2 sentences"),
+    (Document("a", 0, ("the food was cold.", "  "), frozenset({0})),
+     "test.jsonl:1: sentence 1 of document a has no token"),
+])
+def test_bad_documents_are_named_by_file_and_line(tmp_path, doc, problem):
+    write_documents([doc], tmp_path / "test.jsonl")
+    with pytest.raises(DataError, match="Fix:") as err:
+        export_data(tmp_path, tmp_path / "eraser")
+    assert problem in str(err.value)
+
+
+def test_bin_size_rounds_up_to_whole_sentences():
+    # ranked sentences of 5, 3 and 2 tokens (L = 10)
+    assert [bin_size([5, 3, 2], t) for t in (0.01, 0.5, 0.6, 0.8, 0.81, 1.0)] == [1, 1, 2, 2, 3, 3]
+    assert bin_size([3] * 10, 0.1) == 1  # 0.1 · 30 is 3.0000000000000004 in floating point
+
+
+def test_predictions_in_eraser_format(trained, tmp_path):
+    """The known answers: the hard rationales are the positions training recorded on the test
+    split, the class scores its probabilities; the scores beside them are ERASER's metrics."""
+    import torch
+
+    out_dir, candidate = tmp_path / "eraser", trained / "candidates/seed1"
+    assert main(["export-eraser", "--data-dir", str(trained / "data"), "--out-dir", str(out_dir), "--model",
+                 str(candidate), "--embeddings", str(trained / "embeddings.pt"), "--predictions",
+                 str(tmp_path / "pred.jsonl"), "--scores", str(tmp_path / "scores.json"), "--device", "cpu"]) == 0
+    rows = _rows(tmp_path / "pred.jsonl")
+    docs = _eraser_documents(out_dir)
+    recorded = Predictions.read(candidate / "predictions.json").test
+    test_ids = [json.loads(line)["id"] for line in (trained / "data/test.jsonl").read_text().splitlines()]
+    assert [r["annotation_id"] for r in rows] == [i for i in test_ids if i in docs]
+    for row in rows:
+        d = test_ids.index(row["annotation_id"])
+        sentences = docs[row["annotation_id"]]
+        starts = [sum(len(s) for s in sentences[:i]) for i in range(len(sentences) + 1)]
+        (rat,) = row["rationales"]
+        spans = [(h["start_token"], h["end_token"]) for h in rat["hard_rationale_predictions"]]
+        assert spans == [(starts[i], starts[i + 1]) for i in recorded.positions[d]]
+        assert row["classification_scores"]["1"] == pytest.approx(recorded.prob_positive[d], abs=1e-5)
+        assert row["classification"] == str(int(recorded.prob_positive[d] > 0.5))
+        assert sum(rat["soft_sentence_predictions"]) == pytest.approx(1.0)
+        assert rat["soft_rationale_predictions"] == [s for s, sent in zip(rat["soft_sentence_predictions"], sentences)
+                                                     for _ in sent]
+        assert [b["threshold"] for b in row["thresholded_scores"]] == list(AOPC_THRESHOLDS)
+        # k = 1: the top 1 % of tokens is the selected sentence, the same reduced documents
+        first = row["thresholded_scores"][0]
+        for key in ("comprehensiveness_classification_scores", "sufficiency_classification_scores"):
+            assert first[key]["1"] == pytest.approx(row[key]["1"], abs=1e-6)
+    # a one-sentence document without its rationale is empty: the classifier with nothing selected
+    bias = torch.load(candidate / "model.pt", weights_only=True)["state_dict"]["classifier.1.bias"]
+    short = next(r for r in rows if r["annotation_id"] == "test-short")
+    assert short["comprehensiveness_classification_scores"]["1"] == pytest.approx(
+        float(torch.softmax(bias.double(), 0)[1]))
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert scores["left_out"] == {"unlabelled": ["test-unlabelled"], "unannotated": ["test-none", "test-empty"]}
+    # k sentences per document: the sentence-level micro precision is the paper's precision
+    assert scores["sentence_prf"]["instance_micro"]["p"] == pytest.approx(scores["paper"]["precision"])
+    assert scores["rationale_prf"]["instance_micro"]["p"] == pytest.approx(scores["paper"]["precision"])
+    assert scores["classification_scores"]["accuracy"] == pytest.approx(scores["paper"]["accuracy"])
+    # scored again from the files, as ERASER's metrics.py reads them: the same numbers
+    again = score_eraser(out_dir, tmp_path / "pred.jsonl")
+    assert json.dumps(again, sort_keys=True) == json.dumps(
+        {k: v for k, v in scores.items() if k not in ("paper", "model", "split", "left_out")}, sort_keys=True)
+
+
+def test_score_only_names_a_missing_document(trained, tmp_path, capsys):
+    export_data(trained / "data", tmp_path / "eraser")
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text(json.dumps({"annotation_id": "x", "rationales": [{"docid": "nowhere"}]}) + "\n")
+    assert main(["export-eraser", "--score-only", "--out-dir", str(tmp_path / "eraser"), "--predictions",
+                 str(pred)]) == 2
+    err = capsys.readouterr().err
+    assert "docs/nowhere: no document nowhere" in err and "Fix:" in err
+
+
+# --------------------------------------------------------------------------- import (format: eraser)
+
+
+def test_export_then_read_gives_the_same_documents(tmp_path):
+    """Round trip: what export-eraser writes, format: eraser reads back (three classes)."""
+    from icda.data.dataset_spec import validate_spec
+    from icda.data.readers import read_eraser
+    from icda.steps.prepare import read_splits
+
+    docs = {split: [Document(f"{split}-{i}", i % 3, tuple(FILLER[(i + s) % 6] for s in range(5)),
+                             frozenset({i % 5, (i + 2) % 5} if i % 4 else {i % 5}))
+                    for i in range(9)] for split in ("train", "dev", "test")}
+    for split, split_docs in docs.items():
+        write_documents(split_docs, tmp_path / "prepared" / f"{split}.jsonl")
+        export_data(tmp_path / "prepared", tmp_path / "eraser", split)
+    assert sorted(p.name for p in (tmp_path / "eraser").glob("*.jsonl")) == ["test.jsonl", "train.jsonl", "val.jsonl"]
+    assert read_eraser(tmp_path / "eraser/test.jsonl", classes=range(3)) == docs["test"]
+    spec = validate_spec("mine", {"train": "train.jsonl", "dev": "val.jsonl", "test": "test.jsonl",
+                                  "format": "eraser", "test_format": "eraser", "classes": 3})
+    assert read_splits("mine", spec, tmp_path / "eraser") == docs
+
+
+def _annotation(**change) -> dict:
+    ann = {"annotation_id": "r1", "classification": "1", "query": "?", "evidences": [
+        [{"docid": "r1", "text": "b", "start_token": 1, "end_token": 2, "start_sentence": 1, "end_sentence": 2}]]}
+    return ann | change
+
+
+@pytest.mark.parametrize("ann, problem", [
+    (_annotation(annotation_id="r2", evidences=[[{"docid": "r9", "start_sentence": 0, "end_sentence": 1}]]),
+     "annotation r2: its document"),
+    (_annotation(), "annotation id 'r1' already used on line 1"),
+    (_annotation(evidences=[[{"docid": "r1", "start_sentence": 1, "end_sentence": 3}]]),
+     "annotation r1: evidence sentences [1, 3) lie outside document r1 (2 sentences"),
+    (_annotation(evidences=[[{"docid": "r1", "start_token": 0, "end_token": 1}]]),
+     "annotation r1: an evidence has no sentence indices"),
+    (_annotation(classification="POS"), "annotation r1: classification 'POS' is not one of the classes ['0', '1']"),
+    (_annotation(docids=["r1", "r2"]), "annotation r1 spans 2 documents"),
+])
+def test_bad_eraser_input_is_named_by_file_line_and_annotation(tmp_path, ann, problem):
+    from icda.data.readers import read_eraser
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/r1").write_text("a\nb\n")
+    (tmp_path / "test.jsonl").write_text(json.dumps(_annotation()) + "\n" + json.dumps(ann) + "\n")
+    with pytest.raises(DataError, match="Fix:") as err:
+        read_eraser(tmp_path / "test.jsonl")
+    assert f"test.jsonl:2: {problem}" in str(err.value)
