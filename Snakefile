@@ -36,6 +36,7 @@ include: "workflow/rules/pools.smk"
 include: "workflow/rules/augment.smk"
 include: "workflow/rules/converge.smk"
 include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/eraser.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/theory.smk"
 include: "workflow/rules/sweep.smk"
@@ -63,4 +64,5 @@ rule all:
         expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
         expand("results/{dataset}/icda_model/{file}", dataset=AVAILABLE, file=["model.pt", "model.json"]),
         expand("results/{dataset}/rationales.html", dataset=AVAILABLE),
+        expand("results/{dataset}/eraser/icda_scores.json", dataset=AVAILABLE),
         "results/theory/summary.json",

@@ -1,0 +1,117 @@
+"""Leave-one-dataset-out check of the loop's ground-truth-free rules, on dev only.
+
+Each rule is scored on the dev split's ground truth (never test) by replaying it on finished
+runs (``benchmarks/robustness.py`` folders), and chosen on all datasets but one by the criterion
+written down before the check (docs/results.md, "Robust ICDA"); the table shows what the choice
+made on the others scores on the left-out dataset.
+
+- ``candidate_choice`` (iterations k >= 1): dev precision of the candidate each rule picks among
+  the same candidates (``loss``: the lowest score as recorded; ``agreement``: the highest mean
+  agreement with the other fresh candidates). Criterion: the higher mean over iterations.
+- ``pool_source``: precision (train ground truth) of the positions the counterfactuals swap
+  out and of the pool sentences they swap in, from the chosen selector or the fresh candidates'
+  vote, replayed on the same candidates. Criterion: the higher mean swap + pool precision.
+- ``final_choice``: dev precision of the iteration each rule takes (``last``, ``agreement``,
+  ``original_dev_loss``, ``delta_a``) minus the run's MMI dev precision. Criterion: the highest
+  worst-run gain, ties to the higher mean gain.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/lodo.py RESULTS_DIR [RESULTS_DIR ...]
+
+RESULTS_DIR: a Snakemake ``results/`` folder (e.g. ../bench/after/fixed/results).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loop_diagnostics import run_rows  # noqa: E402
+
+from icda.model_selection import Signals, final_iteration  # noqa: E402
+
+FINAL_RULES = ("last", "agreement", "original_dev_loss", "delta_a")
+
+
+def runs_of(results: list[Path]) -> dict[str, list[Path]]:
+    """{dataset: finished run folders} (a run is finished when its summary.json exists)."""
+    out: dict[str, list[Path]] = {}
+    for root in results:
+        for summary in sorted(root.glob("*/run*/summary.json")):
+            out.setdefault(summary.parent.parent.name, []).append(summary.parent)
+    return out
+
+
+def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
+    """{dataset: {measure: values}} for every rule of the three components."""
+    table: dict[str, dict[str, list[float]]] = {}
+    for dataset, folders in runs.items():
+        m = table.setdefault(dataset, {})
+        for run in folders:
+            rows = run_rows(run)
+            if rows[0]["dev"] is None:
+                continue  # no dev ground truth
+            for r in rows[1:]:
+                if r.get("by_agree") is not None:
+                    chosen_by_loss = _loss_pick(run, r["k"])
+                    m.setdefault("candidate_choice=loss", []).append(chosen_by_loss)
+                    m.setdefault("candidate_choice=agreement", []).append(r["by_agree"])
+            vote_used = json.loads((run.parent / "settings.json").read_text())["icda"].get("pool_source") == "vote"
+            for r in rows:
+                if r.get("pool") is None:
+                    continue
+                own, other = (r["pool"] + r["swap"]) / 2, (r["pool_other"] + r["swap_other"]) / 2
+                m.setdefault("pool_source=vote", []).append(own if vote_used else other)
+                m.setdefault("pool_source=chosen", []).append(other if vote_used else own)
+            last = json.loads((run / f"iter{len(rows) - 1}" / "converge.json").read_text())
+            signals = [Signals(**s) for s in last["signals"]]
+            for rule in FINAL_RULES:
+                k, _ = final_iteration(signals, rule)
+                m.setdefault(f"final_choice={rule}", []).append(rows[k]["dev"] - rows[0]["dev"])
+    return table
+
+
+def _loss_pick(run: Path, k: int) -> float:
+    """Dev precision of the candidate the lowest recorded score picks at iteration k."""
+    from loop_diagnostics import precision
+
+    choice = json.loads((run / f"iter{k}" / "choice.json").read_text())
+    best = min(choice["candidates"], key=lambda c: c["score"])
+    folder = Path(best["candidate_dir"])
+    folder = folder if folder.is_absolute() else run.parents[2] / folder
+    dev = json.loads((folder / "predictions.json").read_text())["dev"]["positions"]
+    truth = [json.loads(line).get("rationale") for line in (run.parent / "data/dev.jsonl").open(encoding="utf-8")]
+    return precision(dev, truth)
+
+
+def criterion(component: str, values: list[float]) -> tuple:
+    """Larger is better: final_choice by (worst, mean) gain, the others by mean."""
+    return (min(values), statistics.mean(values)) if component == "final_choice" else (statistics.mean(values),)
+
+
+def lodo(table: dict[str, dict[str, list[float]]]) -> str:
+    lines = ["| component | left out | chosen on the others | its dev score on the left-out (mean; worst) | every rule there |",
+             "|---|---|---|---|---|"]
+    datasets = sorted(d for d in table if table[d])
+    for component in ("candidate_choice", "pool_source", "final_choice"):
+        for left in datasets:
+            rules = sorted({k for d in datasets for k in table[d] if k.startswith(component + "=")})
+            others = [d for d in datasets if d != left]
+
+            def score(rule):
+                per = [criterion(component, table[d][rule]) for d in others if table[d].get(rule)]
+                return tuple(statistics.mean(x[i] for x in per) for i in range(len(per[0]))) if per else (float("-inf"),)
+
+            if not rules or not table[left].get(rules[0]):
+                continue
+            best = max(rules, key=score)
+            here = table[left][best]
+            every = "; ".join(f"{r.split('=')[1]} {statistics.mean(table[left][r]):.1f}" for r in rules if table[left].get(r))
+            lines.append(f"| {component} | {left} | {best.split('=')[1]} | {statistics.mean(here):.1f}; {min(here):.1f} | {every} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(lodo(replay(runs_of([Path(p) for p in sys.argv[1:]]))))
