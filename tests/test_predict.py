@@ -191,3 +191,52 @@ def test_finetune_mode_predicts_with_the_fine_tuned_encoder(tmp_path, tiny_encod
     recorded = Predictions.read(tmp_path / "cand/predictions.json").test
     assert [r.positions for r in rows] == recorded.positions
     assert [r.probabilities[1] for r in rows] == pytest.approx(recorded.prob_positive, abs=1e-5)
+
+
+# ----------------------------------------------------------------------------- where predictions go
+
+
+def _one_document(path: Path) -> Path:
+    path.write_text(json.dumps({"sentences": ["the food was bland.", "we came for dinner."]}) + "\n")
+    return path
+
+
+def _model_copy(trained: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(trained / "candidates/seed1", tmp_path / "model"))
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted", "symlink"])
+def test_output_that_is_the_input_file_is_refused_and_the_input_kept(trained, tmp_path, capsys, spelling):
+    new = _one_document(tmp_path / "new.jsonl")
+    before = new.read_text()
+    out = {"same": new, "dotted": tmp_path / "sub" / ".." / "new.jsonl", "symlink": tmp_path / "link.jsonl"}[spelling]
+    if spelling == "dotted":
+        (tmp_path / "sub").mkdir()
+    if spelling == "symlink":
+        out.symlink_to(new)
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}" in err and "is the input file" in err and "Fix: write the predictions to another file" in err
+    assert new.read_text() == before
+
+
+@pytest.mark.parametrize("name", [MODEL_FILE, MODEL_CARD_FILE, "predictions.jsonl"])
+def test_output_inside_the_model_folder_is_refused_and_the_model_kept(trained, tmp_path, capsys, name):
+    model = _model_copy(trained, tmp_path)
+    before = {p.name: p.read_bytes() for p in model.iterdir()}
+    new = _one_document(tmp_path / "new.jsonl")
+    assert main(["predict", "--model", str(model), "--input", str(new), "--out", str(model / name)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {model / name}" in err and f"inside the model folder {model}" in err
+    assert "Fix: write the predictions outside it" in err
+    assert {p.name: p.read_bytes() for p in model.iterdir()} == before
+
+
+def test_output_that_is_a_folder_is_refused_in_words(trained, tmp_path, capsys):
+    new = _one_document(tmp_path / "new.jsonl")
+    (tmp_path / "outdir").mkdir()
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new),
+                 "--out", str(tmp_path / "outdir")]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {tmp_path / 'outdir'}: is a folder" in err and "Fix:" in err and "Traceback" not in err

@@ -38,8 +38,9 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> None:
     from icda.io import write_jsonl
-    from icda.steps.predict import predict_file
+    from icda.steps.predict import check_output, predict_file
 
+    check_output(args.out, args.input, args.model)
     predictions = [p.to_json() for p in predict_file(args.model, args.input, args.format, args.settings,
                                                      args.device, args.spacy_model)]
     if args.out is None:

