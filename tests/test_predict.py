@@ -240,3 +240,60 @@ def test_output_that_is_a_folder_is_refused_in_words(trained, tmp_path, capsys):
                  "--out", str(tmp_path / "outdir")]) == 2
     err = capsys.readouterr().err
     assert f"--out {tmp_path / 'outdir'}: is a folder" in err and "Fix:" in err and "Traceback" not in err
+
+
+def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(trained, tmp_path):
+    new = _one_document(tmp_path / "new.jsonl")
+    (tmp_path / "kept").mkdir()
+    target = tmp_path / "kept" / "predictions.jsonl"
+    target.write_text("old predictions\n")
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(target)
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new), "--out", str(link)]) == 0
+    assert link.is_symlink() and link.resolve() == target
+    assert [row["id"] for row in _rows(target)] == ["new.jsonl-1"]
+    assert sorted(p.name for p in (tmp_path / "kept").iterdir()) == ["predictions.jsonl"]  # no temp file left
+
+
+def test_output_to_a_fifo_is_written_through_it(trained, tmp_path):
+    import os
+    import stat
+    import threading
+
+    new = _one_document(tmp_path / "new.jsonl")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new), "--out", str(fifo)]) == 0
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still the pipe, not a regular file in its place
+    assert [json.loads(line)["id"] for line in received[0].splitlines()] == ["new.jsonl-1"]
+
+
+def test_dash_reads_documents_from_stdin_and_writes_predictions_to_stdout(trained, tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    line = json.dumps({"id": "piped", "sentences": ["the food was bland.", "we came for dinner."]}) + "\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(line.encode())))
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", "-", "--format", "jsonl",
+                 "--out", "-"]) == 0
+    rows = [json.loads(row) for row in capsys.readouterr().out.splitlines()]
+    reference = _one_document(tmp_path / "new.jsonl")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(reference)]) == 0
+    expected = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert [row["id"] for row in rows] == ["piped"]
+    assert {k: v for k, v in rows[0].items() if k != "id"} == {k: v for k, v in expected.items() if k != "id"}
+
+    text = "the food was bland. we came for dinner.\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", "-", "--format", "text"]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == "stdin-1"
+
+
+def test_documents_from_stdin_need_their_format(trained, capsys):
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "--input -" in err and "Fix: give --format jsonl or --format text" in err

@@ -19,10 +19,11 @@ with a :class:`~icda.errors.DataError` naming the file, the line and the fix.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, Sequence
 
 from icda.data.document import Document
 from icda.data.cleaning import binarize_rating
@@ -148,6 +149,7 @@ def read_jsonl(
     id_prefix: str | None = None,
     classes: Sequence[int] = BINARY_CLASSES,
     require_label: bool = True,
+    stream: BinaryIO | None = None,
 ) -> list[Document]:
     """Read generic JSONL documents: one JSON object a line.
 
@@ -167,6 +169,8 @@ def read_jsonl(
         id_prefix: prefix of generated ids; default: the file name.
         classes: the allowed labels.
         require_label: reject records whose label is null or absent.
+        stream: read this binary stream (e.g. standard input) instead of opening ``path``, which
+            then only names it in messages and ids.
 
     Raises:
         DataError: the file is missing or not UTF-8; a line is not a JSON object, has no or a
@@ -178,7 +182,7 @@ def read_jsonl(
     fix = ('write one JSON object a line: {"label": 0 or 1, "sentences": [...]} or '
            '{"label": ..., "text": "..."}, optionally "rationale": [indices] and "id"')
     records = []  # (lineno, obj)
-    for lineno, line in _lines(path):
+    for lineno, line in _lines(path, stream):
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -239,20 +243,22 @@ def read_jsonl(
 
 
 def read_text_lines(
-    path: str | Path, *, splitter: "SentenceSplitter | None" = None, id_prefix: str | None = None
+    path: str | Path, *, splitter: "SentenceSplitter | None" = None, id_prefix: str | None = None,
+    stream: BinaryIO | None = None,
 ) -> list[Document]:
     """Read plain text, one unlabelled document a line, sentence-split with ``splitter``
     (default: the rule-based spaCy sentencizer, as for JSONL ``"text"`` records).
 
     Documents get the id ``f"{id_prefix}-{line number}"`` (default prefix: the file name) and
-    ``label=None``; blank lines are skipped.
+    ``label=None``; blank lines are skipped. ``stream``: a binary stream (e.g. standard input)
+    read instead of opening ``path``, which then only names it in messages.
 
     Raises:
         DataError: the file is missing or not UTF-8, or a line has no sentence after splitting.
     """
     path = Path(path)
     prefix = path.name if id_prefix is None else id_prefix
-    lines = list(_lines(path))
+    lines = list(_lines(path, stream))
     if splitter is None and lines:
         from icda.data.sentences import SentenceSplitter
 
@@ -266,12 +272,14 @@ def read_text_lines(
 # helpers
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield (line number from 1, line without its newline) for every non-blank line."""
-    if not path.is_file():
+def _lines(path: Path, stream: BinaryIO | None = None) -> Iterator[tuple[int, str]]:
+    """Yield (line number from 1, line without its newline) for every non-blank line of
+    ``path``, or of ``stream`` where one is given."""
+    if stream is None and not path.is_file():
         raise DataError(path, None, "file not found",
                         "check the path, or fetch the data with `python -m icda download`")
-    with path.open("rb") as fh:  # decoded line by line, so a decoding error has its line number
+    with contextlib.nullcontext(stream) if stream is not None else path.open("rb") as fh:
+        # decoded line by line, so a decoding error has its line number
         for lineno, raw in enumerate(fh, 1):
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")

@@ -15,6 +15,7 @@ import dataclasses
 import logging
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -163,19 +164,31 @@ def check_output(out: str | Path | None, input_path: str | Path, folder: str | P
                           f"predictions outside it, e.g. --out {folder.name}.predictions.jsonl")
 
 
+#: what messages call standard input, ``--input -``
+STDIN = "<stdin>"
+
+
 def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
                        spacy_model: str | None = None) -> list[Document]:
     """New documents to predict: JSONL records (``sentences``, or ``text`` split with spaCy;
     ``label`` optional) or plain text, one document a line, split with spaCy.
 
-    ``fmt``: ``"jsonl"``, ``"text"``, or ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else
-    ``"text"``). Ids: the record's ``id``, else ``<file name>-<line>``.
+    ``path``: a file, or ``-`` for standard input. ``fmt``: ``"jsonl"``, ``"text"``, or
+    ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else ``"text"``; standard input needs one
+    of the two). Ids: the record's ``id``, else ``<file name>-<line>`` (``stdin-<line>``).
 
     Raises:
+        ConfigError: standard input with ``fmt="auto"``.
         DataError: the file is missing or malformed; a document has no sentence after
             splitting; a given label is outside the model's classes ``0..n_classes-1``
             (each naming the file and the line).
     """
+    stream, prefix = None, None
+    if str(path) == "-":
+        if fmt == "auto":
+            raise ConfigError("--input -: standard input has no file name to tell JSONL from text by. "
+                              "Fix: give --format jsonl or --format text")
+        stream, prefix, path = sys.stdin.buffer, "stdin", STDIN
     path = Path(path)
     if fmt == "auto":
         fmt = "jsonl" if path.suffix.lower() == ".jsonl" else "text"
@@ -185,8 +198,9 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
 
         splitter = SentenceSplitter(spacy_model)
     if fmt == "jsonl":
-        return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False)
-    return read_text_lines(path, splitter=splitter)
+        return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False,
+                          id_prefix=prefix, stream=stream)
+    return read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
 
 
 @dataclass
@@ -254,15 +268,17 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
 def predict_file(folder: str | Path, input_path: str | Path, fmt: str = "auto",
                  settings_path: str | Path | None = None, device: str = "auto",
                  spacy_model: str | None = None) -> list[Prediction]:
-    """:func:`predict_documents` on the documents of ``input_path`` (:func:`read_new_documents`,
-    read with the model's number of classes).
+    """:func:`predict_documents` on the documents of ``input_path`` (a file, or ``-`` for standard
+    input; :func:`read_new_documents`, read with the model's number of classes).
 
     Raises:
         DataError: the model folder or the input file is bad (see those functions).
+        ConfigError: see :func:`read_new_documents` and :func:`predict_documents`.
     """
     settings, _ = read_model_card(folder, settings_path)
     docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model)
-    return predict_documents(folder, docs, str(input_path), settings_path, device)
+    where = STDIN if str(input_path) == "-" else str(input_path)
+    return predict_documents(folder, docs, where, settings_path, device)
 
 
 def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | Path) -> Path:
