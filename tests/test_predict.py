@@ -297,3 +297,28 @@ def test_documents_from_stdin_need_their_format(trained, capsys):
     assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", "-"]) == 2
     err = capsys.readouterr().err
     assert "--input -" in err and "Fix: give --format jsonl or --format text" in err
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder"])
+def test_input_that_is_not_a_file_is_named_with_the_fix(trained, tmp_path, capsys, kind):
+    new = tmp_path / "new.jsonl"
+    if kind == "folder":
+        new.mkdir()
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new)]) == 2
+    err = capsys.readouterr().err
+    problem = "file not found" if kind == "missing" else "is a folder, not a file"
+    assert f"{new}: {problem}. Fix: check the --input path" in err
+    assert "download" not in err and "Traceback" not in err
+
+
+def test_unknown_jsonl_keys_are_refused_with_the_line_and_the_known_keys(trained, tmp_path, capsys):
+    new = tmp_path / "new.jsonl"
+    new.write_text(json.dumps({"sentences": ["the food was bland.", "we came."]}) + "\n"
+                   + json.dumps({"lable": 1, "sentences": ["the food was bland.", "we came."]}) + "\n")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new)]) == 2
+    err = capsys.readouterr().err
+    assert f"{new}:2: unknown key 'lable' (known keys: id, label, rationale, sentences, text)" in err
+    assert "Fix:" in err

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 SEP = "[SEP]"
 #: class labels of the binary datasets
 BINARY_CLASSES = (0, 1)
+#: the keys a generic JSONL record may have
+JSONL_KEYS = ("id", "label", "rationale", "sentences", "text")
 
 _ICDA_LINE = "write each document on one line as LABEL<TAB>sentence[SEP]sentence..."
 _HOTEL_LINE = "write each document on one line as IDX IDX ...<TAB>sentence[SEP]sentence..."
@@ -150,6 +152,7 @@ def read_jsonl(
     classes: Sequence[int] = BINARY_CLASSES,
     require_label: bool = True,
     stream: BinaryIO | None = None,
+    known_keys_only: bool = False,
 ) -> list[Document]:
     """Read generic JSONL documents: one JSON object a line.
 
@@ -171,9 +174,12 @@ def read_jsonl(
         require_label: reject records whose label is null or absent.
         stream: read this binary stream (e.g. standard input) instead of opening ``path``, which
             then only names it in messages and ids.
+        known_keys_only: reject a record with a key outside :data:`JSONL_KEYS` (a typo such as
+            ``"lable"`` would otherwise be ignored, and with it the label).
 
     Raises:
-        DataError: the file is missing or not UTF-8; a line is not a JSON object, has no or a
+        DataError: the file is missing or not UTF-8; a line is not a JSON object, has an unknown
+            key (``known_keys_only``), has no or a
             bad label, neither or a malformed ``sentences``/``text``, a bad rationale index, a
             duplicate id, or no non-empty sentence.
     """
@@ -189,6 +195,11 @@ def read_jsonl(
             raise DataError(path, lineno, f"not valid JSON ({exc.msg})", fix) from exc
         if not isinstance(obj, dict):
             raise DataError(path, lineno, "not a JSON object", fix)
+        unknown = sorted(key for key in obj if key not in JSONL_KEYS)
+        if known_keys_only and unknown:
+            raise DataError(path, lineno, f"unknown key{'s' if len(unknown) > 1 else ''} "
+                            f"{', '.join(map(repr, unknown))} (known keys: {', '.join(JSONL_KEYS)})",
+                            f"rename or remove {'them' if len(unknown) > 1 else 'it'}: {fix}")
         records.append((lineno, obj))
 
     texts = [(lineno, obj["text"]) for lineno, obj in records if "sentences" not in obj and "text" in obj]

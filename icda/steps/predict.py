@@ -11,6 +11,7 @@ sentences of a document are shown to it, as in training.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -166,6 +167,8 @@ def check_output(out: str | Path | None, input_path: str | Path, folder: str | P
 
 #: what messages call standard input, ``--input -``
 STDIN = "<stdin>"
+_INPUT_FIX = ("check the --input path: the documents to label, as *.jsonl or as text with one "
+              "document a line (- reads standard input)")
 
 
 def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
@@ -179,28 +182,37 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
 
     Raises:
         ConfigError: standard input with ``fmt="auto"``.
-        DataError: the file is missing or malformed; a document has no sentence after
-            splitting; a given label is outside the model's classes ``0..n_classes-1``
-            (each naming the file and the line).
+        DataError: the file is missing or a folder; it is malformed, e.g. a JSONL record has a
+            key other than those of :data:`icda.data.readers.JSONL_KEYS`; a document has no
+            sentence after splitting; a given label is outside the model's classes
+            ``0..n_classes-1`` (each naming the file and the line).
     """
-    stream, prefix = None, None
-    if str(path) == "-":
+    with contextlib.ExitStack() as stack:
+        stream, prefix = None, None
+        if str(path) == "-":
+            if fmt == "auto":
+                raise ConfigError("--input -: standard input has no file name to tell JSONL from text by. "
+                                  "Fix: give --format jsonl or --format text")
+            stream, prefix, path = sys.stdin.buffer, "stdin", STDIN
+        path = Path(path)
+        if stream is None:
+            if path.is_dir():
+                raise DataError(path, None, "is a folder, not a file", _INPUT_FIX)
+            if not path.exists():
+                raise DataError(path, None, "file not found", _INPUT_FIX)
+            if not path.is_file():  # a FIFO, e.g. /dev/stdin or the shell's <(...)
+                stream = stack.enter_context(open(path, "rb"))
         if fmt == "auto":
-            raise ConfigError("--input -: standard input has no file name to tell JSONL from text by. "
-                              "Fix: give --format jsonl or --format text")
-        stream, prefix, path = sys.stdin.buffer, "stdin", STDIN
-    path = Path(path)
-    if fmt == "auto":
-        fmt = "jsonl" if path.suffix.lower() == ".jsonl" else "text"
-    splitter = None
-    if spacy_model is not None:
-        from icda.data.sentences import SentenceSplitter
+            fmt = "jsonl" if path.suffix.lower() == ".jsonl" else "text"
+        splitter = None
+        if spacy_model is not None:
+            from icda.data.sentences import SentenceSplitter
 
-        splitter = SentenceSplitter(spacy_model)
-    if fmt == "jsonl":
-        return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False,
-                          id_prefix=prefix, stream=stream)
-    return read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
+            splitter = SentenceSplitter(spacy_model)
+        if fmt == "jsonl":
+            return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False,
+                              id_prefix=prefix, stream=stream, known_keys_only=True)
+        return read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
 
 
 @dataclass
