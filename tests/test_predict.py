@@ -322,3 +322,114 @@ def test_unknown_jsonl_keys_are_refused_with_the_line_and_the_known_keys(trained
     err = capsys.readouterr().err
     assert f"{new}:2: unknown key 'lable' (known keys: id, label, rationale, sentences, text)" in err
     assert "Fix:" in err
+
+
+# ----------------------------------------------------------------------------- the card against the weights
+
+
+def _edit_card(folder: Path, **changes) -> None:
+    """Set ``section.key`` values (``encoder__pooling="cls"``) in folder/model.json."""
+    card = json.loads((folder / MODEL_CARD_FILE).read_text())
+    for name, value in changes.items():
+        section, key = name.split("__")
+        card["settings"][section][key] = value
+    (folder / MODEL_CARD_FILE).write_text(json.dumps(card))
+
+
+def _strip_settings_record(path: Path) -> None:
+    """Make model.pt look saved before the settings fingerprint: weights and model settings only."""
+    import torch
+
+    saved = torch.load(path, map_location="cpu", weights_only=True)
+    torch.save({"state_dict": saved["state_dict"], "model": saved["model"]}, path)
+
+
+def test_saved_model_records_the_fingerprint_of_its_prediction_settings(trained):
+    import hashlib
+
+    import torch
+
+    saved = torch.load(trained / "candidates/seed1" / MODEL_FILE, map_location="cpu", weights_only=True)
+    card = ModelCard.read(trained / "candidates/seed1" / MODEL_CARD_FILE)
+    assert saved["encoder"] == {key: card.settings["encoder"][key] for key in ("pooling", "max_tokens", "max_sentences")}
+    assert saved["model"] == card.settings["model"]
+    canonical = json.dumps({"encoder": saved["encoder"], "model": saved["model"]}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    assert saved["settings_fingerprint"] == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("weights_format", ["current", "before the settings fingerprint"])
+def test_weights_of_another_model_than_the_card_describes_are_refused_naming_the_key(
+        trained, tmp_path, weights_format):
+    """model.json of a k = 1 model beside the model.pt of a k = 2 model: refused, not two positions."""
+    from icda.settings import Settings
+    from icda.steps.predict import predict_file
+    from icda.steps.train import train_candidates
+
+    values = json.loads((trained / "settings.json").read_text())
+    values["model"]["k"] = 2
+    train_candidates(Settings.from_dict(values), trained / "data", trained / "embeddings.pt", {"k2": 1}, tmp_path)
+    folder = _model_copy(trained, tmp_path)
+    shutil.copyfile(tmp_path / "k2" / MODEL_FILE, folder / MODEL_FILE)
+    if weights_format != "current":
+        _strip_settings_record(folder / MODEL_FILE)
+    new = _one_document(tmp_path / "new.jsonl")
+    with pytest.raises(DataError) as err:
+        predict_file(folder, new)
+    message = str(err.value)
+    assert message.startswith(f"{folder / MODEL_CARD_FILE}: ") and "model.k = 1 here, 2 in model.pt" in message
+    assert "re-export" in err.value.fix and "same model folder" in err.value.fix
+
+
+def test_model_card_edited_after_training_is_refused_naming_the_keys(trained, tmp_path, capsys):
+    folder = _model_copy(trained, tmp_path)
+    new = _one_document(tmp_path / "new.jsonl")
+    _edit_card(folder, encoder__pooling="cls", encoder__max_tokens=4)
+    assert main(["predict", "--model", str(folder), "--input", str(new)]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder / MODEL_CARD_FILE}: " in err
+    assert "encoder.pooling = 'cls' here, 'mean' in model.pt" in err and "encoder.max_tokens = 4 here, 16 in model.pt" in err
+    assert "Fix: re-export the model" in err
+
+
+def test_model_card_may_name_a_moved_encoder_or_another_batch_size(trained, tmp_path, tiny_bert_dir):
+    """The encoder's name and batch size do not shape a prediction: the encoder's files are
+    checked by their own fingerprint, so a moved encoder may be named anew."""
+    from icda.steps.predict import predict_file
+
+    folder = _model_copy(trained, tmp_path)
+    new = _one_document(tmp_path / "new.jsonl")
+    reference = predict_file(folder, new)
+    moved = shutil.copytree(tiny_bert_dir, tmp_path / "moved-encoder")
+    _edit_card(folder, encoder__name=str(moved), encoder__batch_size=2)
+    assert [p.to_json() for p in predict_file(folder, new)] == [p.to_json() for p in reference]
+
+
+def test_model_saved_before_the_settings_fingerprint_predicts_with_a_warning_and_export_records_it(
+        trained, tmp_path, caplog):
+    import torch
+
+    from icda.steps.predict import export_model, predict_file
+    from icda.steps.select import select_iteration
+
+    folder = _model_copy(trained, tmp_path)
+    _strip_settings_record(folder / MODEL_FILE)
+    new = _one_document(tmp_path / "new.jsonl")
+    reference = predict_file(trained / "candidates/seed1", new)
+    with caplog.at_level("WARNING"):
+        old = predict_file(folder, new)
+    assert [p.to_json() for p in old] == [p.to_json() for p in reference]
+    assert "records no settings fingerprint" in caplog.text and "re-export" in caplog.text
+
+    select_iteration(0, [folder], trained / "data").write(tmp_path / "choice.json")
+    export_model(tmp_path / "choice.json", trained / "settings.json", tmp_path / "icda_model")
+    saved = torch.load(tmp_path / "icda_model" / MODEL_FILE, map_location="cpu", weights_only=True)
+    original = torch.load(trained / "candidates/seed1" / MODEL_FILE, map_location="cpu", weights_only=True)
+    assert saved["settings_fingerprint"] == original["settings_fingerprint"]
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        exported = predict_file(tmp_path / "icda_model", new)
+    assert [p.to_json() for p in exported] == [p.to_json() for p in reference] and "fingerprint" not in caplog.text
+    _edit_card(tmp_path / "icda_model", encoder__pooling="cls")
+    with pytest.raises(DataError, match="encoder.pooling = 'cls' here, 'mean' in model.pt"):
+        predict_file(tmp_path / "icda_model", new)
