@@ -272,6 +272,16 @@ def test_output_to_a_fifo_is_written_through_it(trained, tmp_path):
     assert [json.loads(line)["id"] for line in received[0].splitlines()] == ["new.jsonl-1"]
 
 
+def test_output_to_dev_stdout_goes_to_standard_output(trained, tmp_path, capsys):
+    import os
+
+    new = _one_document(tmp_path / "new.jsonl")
+    was_link = os.path.islink("/dev/stdout")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new), "--out", "/dev/stdout"]) == 0
+    assert [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()] == ["new.jsonl-1"]
+    assert os.path.islink("/dev/stdout") == was_link
+
+
 def test_dash_reads_documents_from_stdin_and_writes_predictions_to_stdout(trained, tmp_path, monkeypatch, capsys):
     import io
     import sys
