@@ -25,7 +25,7 @@ from icda.data.readers import read_jsonl, read_text_lines
 from icda.errors import ConfigError, DataError
 from icda.io import atomic_path
 from icda.records import MODEL_CARD_FILE, MODEL_FILE, Choice, ModelCard
-from icda.settings import ModelSettings, Settings
+from icda.settings import Settings
 
 log = logging.getLogger(__name__)
 
