@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import IO, Any, Callable, Iterable, Iterator, TypeVar
 
 from icda.errors import DataError
 
@@ -38,6 +40,45 @@ def atomic_write(path: str | Path, mode: str = "w") -> Iterator[Any]:
     with atomic_path(path) as tmp:
         with open(tmp, mode, encoding=None if "b" in mode else "utf-8") as fh:
             yield fh
+
+
+#: the names of this process's standard output as an output path
+STDOUT_NAMES = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+
+
+def _streamed(path: Path) -> bool:
+    """Whether writing ``path`` must go through it rather than through a temporary file and a
+    rename: a special file (a FIFO, a character device such as a terminal, a socket), or a path
+    under /dev or /proc (a descriptor such as /dev/fd/3, whose file a rename would not reach)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # absent (or a dangling link): a new file
+        return False
+    return not stat.S_ISREG(mode) or Path(os.path.abspath(path)).parts[1:2] in (("dev",), ("proc",))
+
+
+@contextlib.contextmanager
+def open_output(path: str | Path) -> Iterator[IO[str]]:
+    """A text stream to write a command's output file ``path`` (UTF-8):
+
+    * ``-`` or /dev/stdout (:data:`STDOUT_NAMES`): standard output;
+    * a FIFO, a character device, or a descriptor under /dev or /proc: opened and written
+      through, appending (a rename would put a regular file in its place);
+    * a symlink: its target, as below (the link stays);
+    * any other path: written atomically (:func:`atomic_write`), replacing it only if the block
+      succeeds.
+    """
+    if str(path) in STDOUT_NAMES:
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    path = Path(path)
+    if _streamed(path):
+        with open(path, "a", encoding="utf-8") as fh:
+            yield fh
+        return
+    with atomic_write(os.path.realpath(path)) as fh:
+        yield fh
 
 
 def write_json(obj: Any, path: str | Path) -> None:

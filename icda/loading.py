@@ -6,6 +6,7 @@ on those vectors), and the model files (model.pt: :func:`save_model`, :func:`rea
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -20,7 +21,13 @@ from icda.encoder import SentenceEncoder, load_tokenizer, resolve_device, tokeni
 from icda.errors import DataError, rebuild_fix
 from icda.io import save_torch
 from icda.model import CachedSentences, FinetunedSentences, RationaleNetwork
-from icda.settings import ModelSettings, Settings
+from icda.settings import (
+    EncoderSettings,
+    ModelSettings,
+    Settings,
+    prediction_encoder_settings,
+    settings_fingerprint,
+)
 
 
 @dataclass
@@ -134,14 +141,43 @@ def check_k(settings: Settings, docs: list[Document], path: str | Path) -> None:
                     f"<name>.min_sentences) above {k} and rerun prepare, which then drops such documents")
 
 
-def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | None = None) -> None:
-    """Save trainable weights (not the frozen cache) with the model settings, atomically."""
-    save_torch({"state_dict": state_dict or model.state_dict(),
-                "model": dataclasses.asdict(model.settings)}, path)
+def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | None = None,
+               encoder: EncoderSettings | None = None) -> None:
+    """Save trainable weights (not the frozen cache) with the model settings, atomically; with
+    ``encoder`` (the settings that made its sentence vectors) also those that shape its
+    predictions and their fingerprint (:func:`record_settings`)."""
+    saved = {"state_dict": state_dict or model.state_dict(), "model": dataclasses.asdict(model.settings)}
+    save_torch(saved if encoder is None else record_settings(saved, encoder), path)
+
+
+def record_settings(saved: dict, encoder: EncoderSettings) -> dict:
+    """``saved`` (a :func:`save_model` dict) with ``encoder``: the encoder settings that shape its
+    predictions (:func:`icda.settings.prediction_encoder_settings`), and
+    ``settings_fingerprint``: :func:`icda.settings.settings_fingerprint` of those and of its
+    model settings, against which ``python -m icda predict`` checks model.json."""
+    values = prediction_encoder_settings(encoder)
+    return saved | {"encoder": values, "settings_fingerprint": settings_fingerprint(values, saved["model"])}
+
+
+def copy_model(source: str | Path, target: str | Path, encoder: EncoderSettings) -> None:
+    """Copy the model file ``source`` to ``target`` (not atomically: give a temporary path); one
+    saved before settings fingerprints gets them (:func:`record_settings`, with ``encoder``, the
+    encoder settings it was trained with).
+
+    Raises:
+        DataError: ``source`` is missing or corrupt.
+    """
+    saved = read_saved_model(source)
+    if "settings_fingerprint" in saved:
+        shutil.copyfile(source, target)
+    else:
+        torch.save(record_settings(saved, encoder), target)
 
 
 def read_saved_model(path: str | Path) -> dict:
-    """The dict saved by :func:`save_model`.
+    """The dict saved by :func:`save_model`: ``state_dict`` and ``model`` (the model settings),
+    and in files saved since settings fingerprints ``encoder`` and ``settings_fingerprint``
+    (:func:`record_settings`).
 
     Raises:
         DataError: the file is missing, or corrupt (truncated, not a saved model).

@@ -2,7 +2,8 @@
 source of every setting, its type and its default.
 
 The Snakefile validates the configuration against it (filling in the defaults); the commands run
-outside the workflow take their defaults from it through :func:`section_defaults`.
+outside the workflow take their defaults from it through :func:`section_defaults` (and their
+bounds through :func:`section_maxima`).
 """
 
 from __future__ import annotations
@@ -29,3 +30,16 @@ def section_defaults(section: str, path: str | Path = SCHEMA) -> dict[str, Any]:
     properties = schema["properties"][section].get("properties", {})
     return {key: spec["default"] for key, spec in properties.items() if "default" in spec}
 
+
+
+def section_maxima(section: str, path: str | Path = SCHEMA) -> dict[str, Any]:
+    """The ``maximum`` of the keys of one top-level section of the schema that have one (the
+    bounds of the ``theory`` section's costs, e.g.): ``{key: maximum}``.
+
+    Raises:
+        DataError: the schema file is missing or is not valid YAML.
+        KeyError: the schema has no such section.
+    """
+    schema = read_yaml(path, "run from the icda repository, whose workflow/schemas/ holds the schema")
+    properties = schema["properties"][section].get("properties", {})
+    return {key: spec["maximum"] for key, spec in properties.items() if "maximum" in spec}

@@ -8,6 +8,8 @@ dataclasses below) and ``device``; every command that trains or evaluates reads 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,28 @@ class EncoderSettings:
             raise ConfigError(f"encoder: unknown key(s) {', '.join(unknown)}. "
                               f"Fix: use only {', '.join(sorted(fields))}")
         return cls(**{k: v for k, v in obj.items() if k in fields})
+
+
+#: the encoder settings that shape a model's predictions, saved with its weights (model.pt) and
+#: checked against its model.json: how a sentence becomes a vector and how many are shown. Not
+#: ``name``, whose files have their own fingerprint (:func:`icda.encoder.encoder_fingerprint`,
+#: so a moved encoder may be named anew), nor ``batch_size``, how many sentences pass at once.
+PREDICTION_ENCODER_KEYS = ("pooling", "max_tokens", "max_sentences")
+
+
+def prediction_encoder_settings(encoder: EncoderSettings) -> dict[str, Any]:
+    """The :data:`PREDICTION_ENCODER_KEYS` of ``encoder``, as saved with a model's weights."""
+    return {key: getattr(encoder, key) for key in PREDICTION_ENCODER_KEYS}
+
+
+def settings_fingerprint(encoder: dict[str, Any], model: dict[str, Any]) -> str:
+    """The fingerprint of the settings that shape a model's predictions: the sha256 hex digest of
+    the canonical JSON (sorted keys, no spaces, UTF-8) of ``{"encoder": encoder, "model":
+    model}`` (:func:`prediction_encoder_settings`, and every model setting, ``n_classes``
+    included)."""
+    canonical = json.dumps({"encoder": encoder, "model": model}, sort_keys=True, separators=(",", ":"),
+                           ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def _from_dict(cls, values: dict[str, Any] | None, where: str):

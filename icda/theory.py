@@ -38,11 +38,15 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 from scipy import optimize, special, stats
+from tqdm import tqdm
 
 #: p(Y1): the label is balanced in the binary setting
 P_Y1 = 0.5
 #: simulations behind the paper's Monte Carlo operator R
 PAPER_SIMULATIONS = 60_000
+
+#: seconds a loop runs before its progress bar appears (``progress=True``): quick runs stay quiet
+PROGRESS_DELAY = 2.0
 
 ArrayLike = float | np.ndarray
 RngLike = np.random.Generator | int | np.random.SeedSequence | None
@@ -188,7 +192,8 @@ def mmi_error_exact(p1: ArrayLike, p2: ArrayLike, n: int) -> np.ndarray:
 
 
 def mmi_error_mc(
-    p1: ArrayLike, p2: ArrayLike, n: int, simulations: int = PAPER_SIMULATIONS, rng: RngLike = None
+    p1: ArrayLike, p2: ArrayLike, n: int, simulations: int = PAPER_SIMULATIONS, rng: RngLike = None,
+    progress: str | None = None,
 ) -> MonteCarloEstimate:
     """Expected error of the MMI scheme with ``n`` observations, by Monte Carlo (the paper's ``R``).
 
@@ -197,7 +202,9 @@ def mmi_error_mc(
     ``A2 > A1`` and flips a fair coin on ties; the estimate is the fraction of runs that selected
     ``X2``, with its standard error ``sd / sqrt(simulations)``. ``p1``, ``p2`` broadcast; each
     element is simulated in turn from ``rng`` (a ``numpy.random.Generator`` or a seed), so a seed
-    fixes the result. Raises ``ValueError`` on bad probabilities, ``n`` or ``simulations``.
+    fixes the result. ``progress``: the label of a progress bar over the elements (on standard
+    error, after :data:`PROGRESS_DELAY` seconds); None: none. Raises ``ValueError`` on bad
+    probabilities, ``n`` or ``simulations``.
     """
     n = _observations(n)
     simulations = _simulations(simulations)
@@ -207,7 +214,8 @@ def mmi_error_mc(
     rng = np.random.default_rng(rng)
     mean = np.empty(p1.shape)
     se = np.empty(p1.shape)
-    for idx in np.ndindex(p1.shape):
+    for idx in tqdm(np.ndindex(p1.shape), total=p1.size, desc=progress, unit="point", disable=progress is None,
+                    delay=PROGRESS_DELAY, leave=False):
         agree1 = rng.binomial(n, p1[idx], size=simulations)
         agree2 = rng.binomial(n, p2[idx], size=simulations)
         coin = rng.random(simulations) < 0.5
@@ -307,17 +315,20 @@ def alpha_sequence_mc(
     beta: float | None = None,
     simulations: int = PAPER_SIMULATIONS,
     rng: RngLike = None,
+    progress: bool = False,
 ) -> MonteCarloEstimate:
     """The α sequence "in simulation" (paper Figure 2d): ``alpha^0`` and each
     ``alpha^{k+1} = psi(alpha^k)`` estimated by Monte Carlo, each step starting from the previous
-    step's estimate. Shapes ``(iterations + 1,)``; standard errors are per step.
+    step's estimate. Shapes ``(iterations + 1,)``; standard errors are per step. ``progress``
+    shows a bar over the iterations.
     """
     if iterations < 0:
         raise ValueError(f"iterations must be >= 0; got {iterations}")
     rng = np.random.default_rng(rng)
     first = mmi_error_mc(p1, p2, n, simulations, rng)
     means, ses = [float(first.alpha)], [float(first.standard_error)]
-    for _ in range(iterations):
+    for _ in tqdm(range(iterations), desc="α sequence (Monte Carlo)", unit="iteration", disable=not progress,
+                  delay=PROGRESS_DELAY, leave=False):
         step = psi_mc(p1, p2, n, means[-1], beta, simulations, rng)
         means.append(float(step.alpha))
         ses.append(float(step.standard_error))
@@ -339,11 +350,13 @@ class FixedPoint:
         return abs(self.slope) < 1.0
 
 
-def sign_change_roots(func: Callable[[float], float], grid: np.ndarray) -> list[float]:
+def sign_change_roots(func: Callable[[float], float], grid: np.ndarray, progress: str | None = None) -> list[float]:
     """Roots of ``func`` on ``grid``'s span: grid points where it is 0 and, between neighbours of
     opposite sign, the root found by ``scipy.optimize.brentq``. Touching roots without a sign
-    change are missed; use a finer grid to separate close roots."""
-    values = np.array([func(float(x)) for x in grid])
+    change are missed; use a finer grid to separate close roots. ``progress``: the label of a
+    progress bar over the grid (as in :func:`mmi_error_mc`)."""
+    values = np.array([func(float(x)) for x in tqdm(grid, desc=progress, unit="point", disable=progress is None,
+                                                    delay=PROGRESS_DELAY, leave=False)])
     roots: list[float] = []
     for i, x in enumerate(grid):
         if values[i] == 0.0:
@@ -354,12 +367,13 @@ def sign_change_roots(func: Callable[[float], float], grid: np.ndarray) -> list[
 
 
 def fixed_points(
-    p1: float, p2: float, n: int, beta: float | None = None, grid_size: int = 2001
+    p1: float, p2: float, n: int, beta: float | None = None, grid_size: int = 2001, progress: bool = False
 ) -> list[FixedPoint]:
     """All fixed points of :func:`psi` on [0, 1] (``psi(alpha) = alpha``), in increasing order.
 
-    ``psi(alpha) - alpha`` is scanned on ``grid_size`` evenly spaced points; each sign change is
-    refined with ``brentq``. The slope ``psi'`` is a central difference (one-sided at 0 and 1).
+    ``psi(alpha) - alpha`` is scanned on ``grid_size`` evenly spaced points (each an exact sum
+    over ``n + 1`` counts: the cost grows with ``n``; ``progress`` shows a bar); each sign change
+    is refined with ``brentq``. The slope ``psi'`` is a central difference (one-sided at 0 and 1).
     """
     if grid_size < 2:
         raise ValueError(f"grid_size must be >= 2; got {grid_size}")
@@ -368,7 +382,7 @@ def fixed_points(
         return float(psi(p1, p2, n, a, beta)) - a
 
     points = []
-    for root in sign_change_roots(gap, np.linspace(0.0, 1.0, grid_size)):
+    for root in sign_change_roots(gap, np.linspace(0.0, 1.0, grid_size), "fixed points of psi" if progress else None):
         h = 1e-7
         lo, hi = max(root - h, 0.0), min(root + h, 1.0)
         slope = float(psi(p1, p2, n, hi, beta) - psi(p1, p2, n, lo, beta)) / (hi - lo)
@@ -448,18 +462,20 @@ def analyse(
     beta: float | None = None,
     simulations: int = PAPER_SIMULATIONS,
     seed: int = 0,
+    progress: bool = False,
 ) -> Analysis:
     """alpha^0, the α sequence (exact and in simulation), the fixed points of psi and alpha_T.
 
     ``p1 = p(Y1|X1)``, ``p2 = p(Y1|X2)``, ``n`` observations, ``iterations`` steps of psi,
     ``beta=None`` for ``beta = 1 - alpha^k``; the simulation uses stream ``STREAM_SEQUENCE`` of
-    ``seed``. Raises ``ValueError`` on invalid arguments.
+    ``seed``. ``progress`` shows progress bars over the long loops (the Monte Carlo sequence, the
+    scan for fixed points) on standard error. Raises ``ValueError`` on invalid arguments.
     """
     sequence = alpha_sequence(p1, p2, n, iterations, beta)
     sequence_mc = alpha_sequence_mc(
-        p1, p2, n, iterations, beta, simulations, rng_stream(seed, STREAM_SEQUENCE)
+        p1, p2, n, iterations, beta, simulations, rng_stream(seed, STREAM_SEQUENCE), progress
     )
-    points = fixed_points(p1, p2, n, beta)
+    points = fixed_points(p1, p2, n, beta, progress=progress)
     limit = points[0].alpha if points else float("nan")
     return Analysis(
         p1=p1,

@@ -27,9 +27,17 @@ from icda.errors import ConfigError, DataError
 from icda.generate.llm_spec import responses_path
 from icda.io import ALIAS_FIX, MAX_YAML_VALUES, expanded_size, read_yaml, write_json
 from icda.records import Decision, Evaluation, RunSummary
+from icda.report.inputs import check_group_names
 from icda.settings import Settings
 
 SETTINGS_SECTIONS = ("encoder", "model", "train", "icda")
+#: the folders of results/ that hold no dataset's results (a dataset's are results/<dataset>/):
+#: name → what it holds
+RESULTS_FOLDERS = {
+    "tables": "the result tables", "cache": "the embedding and LLM caches", "plots": "the plots",
+    "logs": "the job logs", "theory": "the theory figures", "benchmarks": "the jobs' measured cost",
+    "sweep": "the tuning sweep",
+}
 #: schema checks whose message gets the failing key's description (what the value must be, in words)
 _EXPLAINED = ("pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
@@ -80,6 +88,44 @@ def check_config(config: dict, schema_path: str | Path, config_files: Sequence[s
     if problems:
         raise ConfigError("invalid config:\n  " + "\n  ".join(sorted(problems))
                           + f"\nFix: correct these keys (each key, its type and default: {schema_path})")
+    check_names(config)
+
+
+def check_names(config: dict) -> None:
+    """Check that the names the workflow turns into folders, files and table columns do not
+    collide: dataset names (results/<dataset>/, a table column titled after it) and report
+    group names (results/tables/<group>.csv, .md, .tex).
+
+    Raises:
+        ConfigError: a dataset is named like one of :data:`RESULTS_FOLDERS` (in any case); two
+            dataset names differ only in case or get the same column title
+            (:func:`icda.report.tables.display_name`); or a report group name is taken or
+            malformed (:func:`icda.report.inputs.check_group_names`). Each names the key and the fix.
+    """
+    from icda.report.tables import display_name  # pandas: loaded by the workflow's report rules anyway
+
+    folders: dict[str, str] = {}  # lower-case name → dataset
+    titles: dict[str, str] = {}  # lower-case column title → dataset
+    for name in config.get("datasets") or {}:
+        folder = name.lower()
+        if folder in RESULTS_FOLDERS:
+            raise ConfigError(f"datasets.{name}: results/{folder}/ holds {RESULTS_FOLDERS[folder]}, so this "
+                              f"dataset's results (results/<dataset>/) would mix with them. Fix: rename the "
+                              f"dataset, e.g. {name}_data")
+        other = folders.get(folder)
+        if other is not None:
+            raise ConfigError(f"datasets: {other!r} and {name!r} differ only in case: the result tables title "
+                              f"both {display_name(name)!r}, and on a case-insensitive file system their "
+                              "folders results/<dataset>/ are one. Fix: rename one of them")
+        title = display_name(name).lower()
+        other = titles.get(title)
+        if other is not None:
+            raise ConfigError(f"datasets: {other!r} and {name!r} get the same column title "
+                              f"{display_name(name)!r} in the result tables. Fix: rename one of them")
+        folders[folder], titles[title] = name, name
+    groups = (config.get("report") or {}).get("groups")
+    if isinstance(groups, dict):
+        check_group_names(groups, "report.groups")
 
 
 def run_numbers(config: dict) -> list[int]:

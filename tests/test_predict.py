@@ -191,3 +191,255 @@ def test_finetune_mode_predicts_with_the_fine_tuned_encoder(tmp_path, tiny_encod
     recorded = Predictions.read(tmp_path / "cand/predictions.json").test
     assert [r.positions for r in rows] == recorded.positions
     assert [r.probabilities[1] for r in rows] == pytest.approx(recorded.prob_positive, abs=1e-5)
+
+
+# ----------------------------------------------------------------------------- where predictions go
+
+
+def _one_document(path: Path) -> Path:
+    path.write_text(json.dumps({"sentences": ["the food was bland.", "we came for dinner."]}) + "\n")
+    return path
+
+
+def _model_copy(trained: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(trained / "candidates/seed1", tmp_path / "model"))
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted", "symlink"])
+def test_output_that_is_the_input_file_is_refused_and_the_input_kept(trained, tmp_path, capsys, spelling):
+    new = _one_document(tmp_path / "new.jsonl")
+    before = new.read_text()
+    out = {"same": new, "dotted": tmp_path / "sub" / ".." / "new.jsonl", "symlink": tmp_path / "link.jsonl"}[spelling]
+    if spelling == "dotted":
+        (tmp_path / "sub").mkdir()
+    if spelling == "symlink":
+        out.symlink_to(new)
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}" in err and "is the input file" in err and "Fix: write the predictions to another file" in err
+    assert new.read_text() == before
+
+
+@pytest.mark.parametrize("name", [MODEL_FILE, MODEL_CARD_FILE, "predictions.jsonl"])
+def test_output_inside_the_model_folder_is_refused_and_the_model_kept(trained, tmp_path, capsys, name):
+    model = _model_copy(trained, tmp_path)
+    before = {p.name: p.read_bytes() for p in model.iterdir()}
+    new = _one_document(tmp_path / "new.jsonl")
+    assert main(["predict", "--model", str(model), "--input", str(new), "--out", str(model / name)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {model / name}" in err and f"inside the model folder {model}" in err
+    assert "Fix: write the predictions outside it" in err
+    assert {p.name: p.read_bytes() for p in model.iterdir()} == before
+
+
+def test_output_that_is_a_folder_is_refused_in_words(trained, tmp_path, capsys):
+    new = _one_document(tmp_path / "new.jsonl")
+    (tmp_path / "outdir").mkdir()
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new),
+                 "--out", str(tmp_path / "outdir")]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {tmp_path / 'outdir'}: is a folder" in err and "Fix:" in err and "Traceback" not in err
+
+
+def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(trained, tmp_path):
+    new = _one_document(tmp_path / "new.jsonl")
+    (tmp_path / "kept").mkdir()
+    target = tmp_path / "kept" / "predictions.jsonl"
+    target.write_text("old predictions\n")
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(target)
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new), "--out", str(link)]) == 0
+    assert link.is_symlink() and link.resolve() == target
+    assert [row["id"] for row in _rows(target)] == ["new.jsonl-1"]
+    assert sorted(p.name for p in (tmp_path / "kept").iterdir()) == ["predictions.jsonl"]  # no temp file left
+
+
+def test_output_to_a_fifo_is_written_through_it(trained, tmp_path):
+    import os
+    import stat
+    import threading
+
+    new = _one_document(tmp_path / "new.jsonl")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new), "--out", str(fifo)]) == 0
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still the pipe, not a regular file in its place
+    assert [json.loads(line)["id"] for line in received[0].splitlines()] == ["new.jsonl-1"]
+
+
+def test_output_to_dev_stdout_goes_to_standard_output(trained, tmp_path, capsys):
+    import os
+
+    new = _one_document(tmp_path / "new.jsonl")
+    was_link = os.path.islink("/dev/stdout")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new), "--out", "/dev/stdout"]) == 0
+    assert [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()] == ["new.jsonl-1"]
+    assert os.path.islink("/dev/stdout") == was_link
+
+
+def test_dash_reads_documents_from_stdin_and_writes_predictions_to_stdout(trained, tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    line = json.dumps({"id": "piped", "sentences": ["the food was bland.", "we came for dinner."]}) + "\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(line.encode())))
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", "-", "--format", "jsonl",
+                 "--out", "-"]) == 0
+    rows = [json.loads(row) for row in capsys.readouterr().out.splitlines()]
+    reference = _one_document(tmp_path / "new.jsonl")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(reference)]) == 0
+    expected = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert [row["id"] for row in rows] == ["piped"]
+    assert {k: v for k, v in rows[0].items() if k != "id"} == {k: v for k, v in expected.items() if k != "id"}
+
+    text = "the food was bland. we came for dinner.\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", "-", "--format", "text"]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == "stdin-1"
+
+
+def test_documents_from_stdin_need_their_format(trained, capsys):
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "--input -" in err and "Fix: give --format jsonl or --format text" in err
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder"])
+def test_input_that_is_not_a_file_is_named_with_the_fix(trained, tmp_path, capsys, kind):
+    new = tmp_path / "new.jsonl"
+    if kind == "folder":
+        new.mkdir()
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new)]) == 2
+    err = capsys.readouterr().err
+    problem = "file not found" if kind == "missing" else "is a folder, not a file"
+    assert f"{new}: {problem}. Fix: check the --input path" in err
+    assert "download" not in err and "Traceback" not in err
+
+
+def test_unknown_jsonl_keys_are_refused_with_the_line_and_the_known_keys(trained, tmp_path, capsys):
+    new = tmp_path / "new.jsonl"
+    new.write_text(json.dumps({"sentences": ["the food was bland.", "we came."]}) + "\n"
+                   + json.dumps({"lable": 1, "sentences": ["the food was bland.", "we came."]}) + "\n")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new)]) == 2
+    err = capsys.readouterr().err
+    assert f"{new}:2: unknown key 'lable' (known keys: id, label, rationale, sentences, text)" in err
+    assert "Fix:" in err
+
+
+# ----------------------------------------------------------------------------- the card against the weights
+
+
+def _edit_card(folder: Path, **changes) -> None:
+    """Set ``section.key`` values (``encoder__pooling="cls"``) in folder/model.json."""
+    card = json.loads((folder / MODEL_CARD_FILE).read_text())
+    for name, value in changes.items():
+        section, key = name.split("__")
+        card["settings"][section][key] = value
+    (folder / MODEL_CARD_FILE).write_text(json.dumps(card))
+
+
+def _strip_settings_record(path: Path) -> None:
+    """Make model.pt look saved before the settings fingerprint: weights and model settings only."""
+    import torch
+
+    saved = torch.load(path, map_location="cpu", weights_only=True)
+    torch.save({"state_dict": saved["state_dict"], "model": saved["model"]}, path)
+
+
+def test_saved_model_records_the_fingerprint_of_its_prediction_settings(trained):
+    import hashlib
+
+    import torch
+
+    saved = torch.load(trained / "candidates/seed1" / MODEL_FILE, map_location="cpu", weights_only=True)
+    card = ModelCard.read(trained / "candidates/seed1" / MODEL_CARD_FILE)
+    assert saved["encoder"] == {key: card.settings["encoder"][key] for key in ("pooling", "max_tokens", "max_sentences")}
+    assert saved["model"] == card.settings["model"]
+    canonical = json.dumps({"encoder": saved["encoder"], "model": saved["model"]}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    assert saved["settings_fingerprint"] == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("weights_format", ["current", "before the settings fingerprint"])
+def test_weights_of_another_model_than_the_card_describes_are_refused_naming_the_key(
+        trained, tmp_path, weights_format):
+    """model.json of a k = 1 model beside the model.pt of a k = 2 model: refused, not two positions."""
+    from icda.settings import Settings
+    from icda.steps.predict import predict_file
+    from icda.steps.train import train_candidates
+
+    values = json.loads((trained / "settings.json").read_text())
+    values["model"]["k"] = 2
+    train_candidates(Settings.from_dict(values), trained / "data", trained / "embeddings.pt", {"k2": 1}, tmp_path)
+    folder = _model_copy(trained, tmp_path)
+    shutil.copyfile(tmp_path / "k2" / MODEL_FILE, folder / MODEL_FILE)
+    if weights_format != "current":
+        _strip_settings_record(folder / MODEL_FILE)
+    new = _one_document(tmp_path / "new.jsonl")
+    with pytest.raises(DataError) as err:
+        predict_file(folder, new)
+    message = str(err.value)
+    assert message.startswith(f"{folder / MODEL_CARD_FILE}: ") and "model.k = 1 here, 2 in model.pt" in message
+    assert "re-export" in err.value.fix and "same model folder" in err.value.fix
+
+
+def test_model_card_edited_after_training_is_refused_naming_the_keys(trained, tmp_path, capsys):
+    folder = _model_copy(trained, tmp_path)
+    new = _one_document(tmp_path / "new.jsonl")
+    _edit_card(folder, encoder__pooling="cls", encoder__max_tokens=4)
+    assert main(["predict", "--model", str(folder), "--input", str(new)]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder / MODEL_CARD_FILE}: " in err
+    assert "encoder.pooling = 'cls' here, 'mean' in model.pt" in err and "encoder.max_tokens = 4 here, 16 in model.pt" in err
+    assert "Fix: re-export the model" in err
+
+
+def test_model_card_may_name_a_moved_encoder_or_another_batch_size(trained, tmp_path, tiny_bert_dir):
+    """The encoder's name and batch size do not shape a prediction: the encoder's files are
+    checked by their own fingerprint, so a moved encoder may be named anew."""
+    from icda.steps.predict import predict_file
+
+    folder = _model_copy(trained, tmp_path)
+    new = _one_document(tmp_path / "new.jsonl")
+    reference = predict_file(folder, new)
+    moved = shutil.copytree(tiny_bert_dir, tmp_path / "moved-encoder")
+    _edit_card(folder, encoder__name=str(moved), encoder__batch_size=2)
+    assert [p.to_json() for p in predict_file(folder, new)] == [p.to_json() for p in reference]
+
+
+def test_model_saved_before_the_settings_fingerprint_predicts_with_a_warning_and_export_records_it(
+        trained, tmp_path, caplog):
+    import torch
+
+    from icda.steps.predict import export_model, predict_file
+    from icda.steps.select import select_iteration
+
+    folder = _model_copy(trained, tmp_path)
+    _strip_settings_record(folder / MODEL_FILE)
+    new = _one_document(tmp_path / "new.jsonl")
+    reference = predict_file(trained / "candidates/seed1", new)
+    with caplog.at_level("WARNING"):
+        old = predict_file(folder, new)
+    assert [p.to_json() for p in old] == [p.to_json() for p in reference]
+    assert "records no settings fingerprint" in caplog.text and "re-export" in caplog.text
+
+    select_iteration(0, [folder], trained / "data").write(tmp_path / "choice.json")
+    export_model(tmp_path / "choice.json", trained / "settings.json", tmp_path / "icda_model")
+    saved = torch.load(tmp_path / "icda_model" / MODEL_FILE, map_location="cpu", weights_only=True)
+    original = torch.load(trained / "candidates/seed1" / MODEL_FILE, map_location="cpu", weights_only=True)
+    assert saved["settings_fingerprint"] == original["settings_fingerprint"]
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        exported = predict_file(tmp_path / "icda_model", new)
+    assert [p.to_json() for p in exported] == [p.to_json() for p in reference] and "fingerprint" not in caplog.text
+    _edit_card(tmp_path / "icda_model", encoder__pooling="cls")
+    with pytest.raises(DataError, match="encoder.pooling = 'cls' here, 'mean' in model.pt"):
+        predict_file(tmp_path / "icda_model", new)

@@ -258,3 +258,42 @@ def test_cli_writes_figures_csvs_and_summary(tmp_path, capsys):
     assert summary["alpha_T"] == pytest.approx(theory.fixed_points(P1, P2, N)[1].alpha)
     seq_table = pd.read_csv(out / "figure2d_alpha_sequence.csv")
     assert list(seq_table["alpha_mc"]) == pytest.approx(summary["sequence_monte_carlo"])
+
+
+# ----------------------------------------------------------------------------- cost bounds and progress
+
+
+@pytest.mark.parametrize("option, value, bound", [
+    ("--n", "100000000", "10000"), ("--simulations", "1000000000", "1000000"), ("--iterations", "100000000", "1000"),
+])
+def test_cli_refuses_a_cost_above_its_bound_naming_the_bound(capsys, option, value, bound):
+    with pytest.raises(SystemExit) as exc:
+        main(["theory", option, value])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}: {value} is above the maximum {bound}" in err and "theory" in err
+
+
+@pytest.mark.parametrize("key, value, bound", [("n", 10**8, 10_000), ("simulations", 10**9, 1_000_000),
+                                               ("iterations", 10**8, 1000)])
+def test_config_refuses_a_theory_cost_above_its_bound(key, value, bound):
+    from pathlib import Path
+
+    from icda import workflow_config
+    from icda.errors import ConfigError
+
+    schema = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
+    config = {"datasets": {"toy": {"source": "synthetic"}}, "theory": {key: value}}
+    with pytest.raises(ConfigError) as err:
+        workflow_config.check_config(config, schema)
+    assert f"theory.{key}: {value} is greater than the maximum of {bound}" in str(err.value)
+    workflow_config.check_config({"datasets": config["datasets"], "theory": {key: bound}}, schema)
+
+
+def test_long_loops_show_progress_bars(capsys, monkeypatch):
+    monkeypatch.setattr(theory, "PROGRESS_DELAY", 0.0)
+    theory.analyse(P1, P2, N, iterations=2, simulations=200, progress=True)
+    err = capsys.readouterr().err
+    assert "fixed points of psi" in err and "α sequence (Monte Carlo)" in err
+    theory.analyse(P1, P2, N, iterations=2, simulations=200)
+    assert capsys.readouterr().err == ""

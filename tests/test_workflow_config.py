@@ -157,3 +157,75 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     assert main([*converge, "--previous", str(tmp_path / "converge0.json")]) == 0
     decision = Decision.read(tmp_path / "converge.json")
     assert decision.stop and "max_iters=1" in decision.reason  # the global max_iters is 10
+
+
+# ------------------------------------------------------------------ names that become files and folders
+
+
+def _checked(config: dict) -> None:
+    from icda.schema import SCHEMA
+
+    workflow_config.check_config(config, SCHEMA)
+
+
+_TOY = {"source": "synthetic"}
+
+
+@pytest.mark.parametrize("group, overwritten", [
+    ("compute", "compute.csv"), ("summary", "summary.md"), ("all_results", "all_results.csv"),
+    ("compute_jobs", "compute_jobs.csv"), ("other", "datasets in no group"), ("Summary", "summary.md"),
+])
+def test_report_group_named_like_a_results_table_is_refused(group, overwritten):
+    with pytest.raises(ConfigError) as err:
+        _checked({"datasets": {"toy": _TOY}, "report": {"groups": {"real": ["toy"], group: ["toy"]}}})
+    message = str(err.value)
+    assert message.startswith(f"report.groups.{group}: ") and overwritten in message
+    assert "Fix: rename the group" in message
+
+
+@pytest.mark.parametrize("group", ["../../../escaped_table", "a b", "tables/x", ""])
+def test_report_group_names_follow_the_dataset_name_pattern(group):
+    with pytest.raises(ConfigError) as err:
+        _checked({"datasets": {"toy": _TOY}, "report": {"groups": {group: ["toy"]}}})
+    assert f"report.groups: {group!r} does not match '^[A-Za-z0-9_-]+$'" in str(err.value)
+
+
+def test_report_groups_from_a_file_are_checked_like_the_config(tmp_path):
+    import json
+
+    from icda.report.inputs import load_groups
+
+    for groups, problem in (({"compute": ["toy"]}, "compute.csv"), ({"../escaped": ["toy"]}, "letters, digits")):
+        (tmp_path / "groups.json").write_text(json.dumps(groups))
+        with pytest.raises(ConfigError, match=problem):
+            load_groups(tmp_path / "groups.json")
+    (tmp_path / "groups.json").write_text(json.dumps({"table2_llm": ["connect"]}))
+    assert load_groups(tmp_path / "groups.json") == {"table2_llm": ["connect"]}
+
+
+def test_dataset_names_equal_but_for_case_are_refused():
+    with pytest.raises(ConfigError) as err:
+        _checked({"datasets": {"mine": _TOY, "other": _TOY, "Mine": _TOY}})
+    message = str(err.value)
+    assert message.startswith("datasets: 'mine' and 'Mine' differ only in case") and "'Mine'" in message
+    assert "Fix: rename one of them" in message
+
+
+def test_dataset_names_with_the_same_column_title_are_refused():
+    with pytest.raises(ConfigError) as err:
+        _checked({"datasets": {"palate": _TOY, "palatability": _TOY}})
+    assert str(err.value).startswith("datasets: 'palate' and 'palatability' get the same column title 'Palatability'")
+
+
+@pytest.mark.parametrize("name", ["tables", "cache", "plots", "logs", "theory", "benchmarks", "sweep", "Logs"])
+def test_dataset_named_like_a_results_folder_is_refused(name):
+    with pytest.raises(ConfigError) as err:
+        _checked({"datasets": {"toy": _TOY, name: _TOY}})
+    message = str(err.value)
+    assert message.startswith(f"datasets.{name}: ") and f"results/{name.lower()}/" in message
+    assert "Fix: rename the dataset" in message
+
+
+def test_distinct_dataset_and_group_names_pass():
+    _checked({"datasets": {"mine": _TOY, "yours": _TOY, "synthetic": _TOY},
+              "report": {"groups": {"table1": ["mine", "yours"], "compute_cost": ["synthetic"]}}})

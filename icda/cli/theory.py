@@ -3,7 +3,9 @@
 Prints α^0 (the MMI error on the original data), the α sequence exact and in simulation side by
 side, the fixed points of psi with alpha_T; with ``--out DIR`` also writes the figures, their CSVs
 and ``summary.json`` (:func:`icda.report.theory_figures.write_theory_outputs`). The defaults are the
-schema's ``theory`` section (the paper's values; :mod:`icda.schema`).
+schema's ``theory`` section (the paper's values; :mod:`icda.schema`), and so are the bounds of
+``--n``, ``--simulations`` and ``--iterations``, which keep a run within minutes; a loop that runs
+longer than a few seconds shows a progress bar on standard error.
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ def _unit(text: str) -> float:
     return value
 
 
-def _at_least(minimum: int):
+def _at_least(minimum: int, maximum: int | None = None, key: str | None = None):
+    """An integer in [minimum, maximum]; ``maximum``: the schema's bound of ``theory.<key>``,
+    which keeps a run's cost within minutes."""
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -48,6 +52,11 @@ def _at_least(minimum: int):
             raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{value} is below the minimum {minimum}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(
+                f"{value} is above the maximum {maximum}: the theory's run time grows with it, and the bound "
+                f"(theory.{key} in workflow/schemas/config.schema.yaml) keeps it within minutes. "
+                f"Fix: give at most {maximum}")
         return value
 
     return parse
@@ -64,20 +73,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Figures 1 and 2a-d (PNG + CSV) and summary.json."
         ),
     )
-    from icda.schema import section_defaults
+    from icda.schema import section_defaults, section_maxima
 
-    default = section_defaults("theory")
+    default, maximum = section_defaults("theory"), section_maxima("theory")
     p.add_argument("--p1", type=_probability, default=default["p1"],
                    help=f"p(Y1|X1), target signal (default {default['p1']})")
     p.add_argument("--p2", type=_probability, default=default["p2"],
                    help=f"p(Y1|X2), spurious signal (default {default['p2']})")
-    p.add_argument("--n", type=_at_least(1), default=default["n"],
-                   help=f"observations seen by the MMI scheme (default {default['n']})")
-    p.add_argument("--simulations", type=_at_least(2), default=default["simulations"],
-                   help=f"Monte Carlo runs per estimate (default {default['simulations']}, as the paper)")
+    p.add_argument("--n", type=_at_least(1, maximum["n"], "n"), default=default["n"],
+                   help=f"observations seen by the MMI scheme (default {default['n']}, at most {maximum['n']})")
+    p.add_argument("--simulations", type=_at_least(2, maximum["simulations"], "simulations"),
+                   default=default["simulations"],
+                   help=f"Monte Carlo runs per estimate (default {default['simulations']}, as the paper; "
+                        f"at most {maximum['simulations']})")
     p.add_argument("--seed", type=_at_least(0), default=default["seed"], help=f"random seed (default {default['seed']})")
-    p.add_argument("--iterations", type=_at_least(0), default=default["iterations"],
-                   help=f"ICDA iterations to show (default {default['iterations']})")
+    p.add_argument("--iterations", type=_at_least(0, maximum["iterations"], "iterations"),
+                   default=default["iterations"],
+                   help=f"ICDA iterations to show (default {default['iterations']}, at most {maximum['iterations']})")
     p.add_argument("--beta", type=_unit, default=default["beta"],
                    help="fixed beta for J and psi (default: beta = 1 - alpha^k, as the paper)")
     p.add_argument("--betas", type=_unit, nargs="+", default=default["betas"],
@@ -130,12 +142,13 @@ def report(analysis: theory.Analysis) -> str:
 def run(args: argparse.Namespace) -> int:
     analysis = theory.analyse(
         args.p1, args.p2, args.n, iterations=args.iterations, beta=args.beta,
-        simulations=args.simulations, seed=args.seed,
+        simulations=args.simulations, seed=args.seed, progress=True,
     )
     print(report(analysis), flush=True)
     if args.out is not None:
         from icda.report import theory_figures  # matplotlib only when figures are asked for
 
-        written = theory_figures.write_theory_outputs(args.out, analysis, betas=args.betas, figure1_p1=args.figure1_p1)
+        written = theory_figures.write_theory_outputs(args.out, analysis, betas=args.betas, figure1_p1=args.figure1_p1,
+                                                      progress=True)
         print(f"wrote {len(written)} files to {args.out}")
     return 0

@@ -22,10 +22,11 @@ with a :class:`~icda.errors.DataError` naming the file, the line and the fix.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, Sequence
 
 from icda.data.document import Document
 from icda.data.cleaning import binarize_rating
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 SEP = "[SEP]"
 #: class labels of the binary datasets
 BINARY_CLASSES = (0, 1)
+#: the keys a generic JSONL record may have
+JSONL_KEYS = ("id", "label", "rationale", "sentences", "text")
 
 _ICDA_LINE = "write each document on one line as LABEL<TAB>sentence[SEP]sentence..."
 _HOTEL_LINE = "write each document on one line as IDX IDX ...<TAB>sentence[SEP]sentence..."
@@ -151,6 +154,8 @@ def read_jsonl(
     id_prefix: str | None = None,
     classes: Sequence[int] = BINARY_CLASSES,
     require_label: bool = True,
+    stream: BinaryIO | None = None,
+    known_keys_only: bool = False,
 ) -> list[Document]:
     """Read generic JSONL documents: one JSON object a line.
 
@@ -170,9 +175,14 @@ def read_jsonl(
         id_prefix: prefix of generated ids; default: the file name.
         classes: the allowed labels.
         require_label: reject records whose label is null or absent.
+        stream: read this binary stream (e.g. standard input) instead of opening ``path``, which
+            then only names it in messages and ids.
+        known_keys_only: reject a record with a key outside :data:`JSONL_KEYS` (a typo such as
+            ``"lable"`` would otherwise be ignored, and with it the label).
 
     Raises:
-        DataError: the file is missing or not UTF-8; a line is not a JSON object, has no or a
+        DataError: the file is missing or not UTF-8; a line is not a JSON object, has an unknown
+            key (``known_keys_only``), has no or a
             bad label, neither or a malformed ``sentences``/``text``, a bad rationale index, a
             duplicate id, or no non-empty sentence.
     """
@@ -181,13 +191,18 @@ def read_jsonl(
     fix = ('write one JSON object a line: {"label": 0 or 1, "sentences": [...]} or '
            '{"label": ..., "text": "..."}, optionally "rationale": [indices] and "id"')
     records = []  # (lineno, obj)
-    for lineno, line in _lines(path):
+    for lineno, line in _lines(path, stream):
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(path, lineno, f"not valid JSON ({exc.msg})", fix) from exc
         if not isinstance(obj, dict):
             raise DataError(path, lineno, "not a JSON object", fix)
+        unknown = sorted(key for key in obj if key not in JSONL_KEYS)
+        if known_keys_only and unknown:
+            raise DataError(path, lineno, f"unknown key{'s' if len(unknown) > 1 else ''} "
+                            f"{', '.join(map(repr, unknown))} (known keys: {', '.join(JSONL_KEYS)})",
+                            f"rename or remove {'them' if len(unknown) > 1 else 'it'}: {fix}")
         records.append((lineno, obj))
 
     texts = [(lineno, obj["text"]) for lineno, obj in records if "sentences" not in obj and "text" in obj]
@@ -325,20 +340,22 @@ def read_eraser(path: str | Path, *, classes: Sequence[int] = BINARY_CLASSES) ->
 
 
 def read_text_lines(
-    path: str | Path, *, splitter: "SentenceSplitter | None" = None, id_prefix: str | None = None
+    path: str | Path, *, splitter: "SentenceSplitter | None" = None, id_prefix: str | None = None,
+    stream: BinaryIO | None = None,
 ) -> list[Document]:
     """Read plain text, one unlabelled document a line, sentence-split with ``splitter``
     (default: the rule-based spaCy sentencizer, as for JSONL ``"text"`` records).
 
     Documents get the id ``f"{id_prefix}-{line number}"`` (default prefix: the file name) and
-    ``label=None``; blank lines are skipped.
+    ``label=None``; blank lines are skipped. ``stream``: a binary stream (e.g. standard input)
+    read instead of opening ``path``, which then only names it in messages.
 
     Raises:
         DataError: the file is missing or not UTF-8, or a line has no sentence after splitting.
     """
     path = Path(path)
     prefix = path.name if id_prefix is None else id_prefix
-    lines = list(_lines(path))
+    lines = list(_lines(path, stream))
     if splitter is None and lines:
         from icda.data.sentences import SentenceSplitter
 
@@ -352,12 +369,14 @@ def read_text_lines(
 # helpers
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield (line number from 1, line without its newline) for every non-blank line."""
-    if not path.is_file():
+def _lines(path: Path, stream: BinaryIO | None = None) -> Iterator[tuple[int, str]]:
+    """Yield (line number from 1, line without its newline) for every non-blank line of
+    ``path``, or of ``stream`` where one is given."""
+    if stream is None and not path.is_file():
         raise DataError(path, None, "file not found",
                         "check the path, or fetch the data with `python -m icda download`")
-    with path.open("rb") as fh:  # decoded line by line, so a decoding error has its line number
+    with contextlib.nullcontext(stream) if stream is not None else path.open("rb") as fh:
+        # decoded line by line, so a decoding error has its line number
         for lineno, raw in enumerate(fh, 1):
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")

@@ -2,11 +2,50 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from icda.errors import ConfigError, DataError
 from icda.io import read_json_file, read_yaml
 from icda.schema import section_defaults
+
+
+#: what a table group's name may be (as a dataset's): it becomes the file names <name>.csv/.md/.tex
+GROUP_NAME = re.compile(r"[A-Za-z0-9_-]+")
+#: the group names taken in the tables' folder (results/tables), in lower case: name → what has it
+RESERVED_GROUP_NAMES = {
+    "summary": "summary.md (every table and the unavailable datasets)",
+    "all_results": "all_results.csv (the long-form results)",
+    "compute": "compute.csv and compute.md (the compute cost)",
+    "compute_jobs": "compute_jobs.csv (the compute cost of each job)",
+    "other": "the table of the datasets in no group",
+}
+
+
+def check_group_names(groups: dict, where: str) -> None:
+    """Check that every table group name is a file name of its own in the tables' folder.
+
+    Raises:
+        ConfigError: a name is not letters, digits, ``_`` and ``-`` (``../x`` would write outside
+            the folder); it is one of :data:`RESERVED_GROUP_NAMES` in any case (its tables and
+            that file would overwrite each other); or two names differ only in case (one file on
+            a case-insensitive file system). Each names ``<where>.<name>`` and the fix.
+    """
+    seen: dict[str, str] = {}
+    for name in groups:
+        if not GROUP_NAME.fullmatch(name):
+            raise ConfigError(f"{where}: {name!r} is not a table name: group names become file names "
+                              "(<name>.csv, .md, .tex), so use letters, digits, _ and - only. "
+                              "Fix: rename the group")
+        taken = RESERVED_GROUP_NAMES.get(name.lower())
+        if taken is not None:
+            raise ConfigError(f"{where}.{name}: the name is taken by {taken} in the tables' folder "
+                              f"(results/tables); the group's tables would overwrite it or be overwritten. "
+                              f"Fix: rename the group, e.g. {name}_table")
+        if name.lower() in seen:
+            raise ConfigError(f"{where}: {seen[name.lower()]!r} and {name!r} differ only in case, so their "
+                              "tables are one file on a case-insensitive file system. Fix: rename one of them")
+        seen[name.lower()] = name
 
 
 def _check_groups(groups: object, where: str) -> dict[str, list[str]]:
@@ -16,6 +55,7 @@ def _check_groups(groups: object, where: str) -> dict[str, list[str]]:
         raise ConfigError(f"{where}: table groups must be a non-empty mapping of table name to "
                           'a list of dataset names, e.g. {"table2_llm": ["connect", '
                           '"restaurant"]}')
+    check_group_names(groups, where)
     return groups
 
 
@@ -25,7 +65,8 @@ def load_groups(groups_path: Path | None = None, config_path: Path | None = None
 
     Raises:
         DataError: a file is missing or not JSON/YAML.
-        ConfigError: the groups are not a mapping of name → list of dataset names.
+        ConfigError: the groups are not a mapping of name → list of dataset names, or a name is
+            not a file name of its own (:func:`check_group_names`).
     """
     if groups_path is not None:
         fix = 'write a JSON object {"table name": ["dataset", ...]}'

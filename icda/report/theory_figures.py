@@ -89,6 +89,7 @@ def figure2b_table(
     simulations: int = theory.PAPER_SIMULATIONS,
     rng: theory.RngLike = None,
     points: int = GRID_POINTS,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Operator R, exact and Monte Carlo, on two curves (column ``curve``):
 
@@ -97,7 +98,8 @@ def figure2b_table(
     * ``along_J``: the MMI error on the augmented conditionals at δ^a = J(α^k), α^k in [0, 1]
       (what psi uses).
 
-    Columns ``curve, delta, p_y1_x1, p_y1_x2, alpha_exact, alpha_mc, alpha_mc_se``.
+    Columns ``curve, delta, p_y1_x1, p_y1_x2, alpha_exact, alpha_mc, alpha_mc_se``. ``progress``
+    shows a bar over the Monte Carlo points.
     """
     rng = np.random.default_rng(rng)
     low, high = theory.delta_range(p1)
@@ -107,7 +109,7 @@ def figure2b_table(
     p1a, p2a = theory.augmented_conditionals(p1, p2, _grid(points), beta)
     frames = []
     for curve, x1, x2 in (("fixed_p1", p1_fixed, p2_fixed), ("along_J", p1a, p2a)):
-        mc = theory.mmi_error_mc(x1, x2, n, simulations, rng)
+        mc = theory.mmi_error_mc(x1, x2, n, simulations, rng, f"Figure 2b, {curve} (Monte Carlo)" if progress else None)
         frames.append(pd.DataFrame({
             "curve": curve,
             "delta": theory.mutual_information(x1) - theory.mutual_information(x2),
@@ -126,12 +128,13 @@ def figure2c_table(
     simulations: int = theory.PAPER_SIMULATIONS,
     rng: theory.RngLike = None,
     points: int = GRID_POINTS,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """psi = R ∘ J: columns ``alpha_k, delta_a, p_y1_x1_aug, p_y1_x2_aug, psi_exact, psi_mc,
-    psi_mc_se``."""
+    psi_mc_se``. ``progress`` shows a bar over the Monte Carlo points."""
     alphas = _grid(points)
     p1a, p2a = theory.augmented_conditionals(p1, p2, alphas, beta)
-    mc = theory.mmi_error_mc(p1a, p2a, n, simulations, rng)
+    mc = theory.mmi_error_mc(p1a, p2a, n, simulations, rng, "Figure 2c, psi (Monte Carlo)" if progress else None)
     return pd.DataFrame({
         "alpha_k": alphas, "delta_a": theory.operator_J(p1, p2, alphas, beta),
         "p_y1_x1_aug": p1a, "p_y1_x2_aug": p2a,
@@ -275,12 +278,13 @@ def write_theory_outputs(
     betas: Sequence[float],
     figure1_p1: float,
     points: int = GRID_POINTS,
+    progress: bool = False,
 ) -> list[Path]:
     """Write Figures 1 and 2a-d (PNG + CSV) and ``summary.json`` for ``analysis`` into ``out_dir``.
 
     Figure 1 uses ``p(Y1|X1) = figure1_p1`` (the paper's .95) and ``analysis.p2``; Figure 2 uses the
     analysis' setting. Monte Carlo draws come from streams ``STREAM_R`` and ``STREAM_PSI`` of
-    ``analysis.seed``. Returns the paths written.
+    ``analysis.seed``; ``progress`` shows bars over their points. Returns the paths written.
     """
     out = Path(out_dir)
     a = analysis
@@ -288,9 +292,9 @@ def write_theory_outputs(
         "figure1_cda_criterion": figure1_table(figure1_p1, a.p2, betas, points),
         "figure2a_J": figure2a_table(a.p1, a.p2, a.beta, points),
         "figure2b_R": figure2b_table(a.p1, a.p2, a.n, a.beta, a.simulations,
-                                     theory.rng_stream(a.seed, theory.STREAM_R), points),
+                                     theory.rng_stream(a.seed, theory.STREAM_R), points, progress),
         "figure2c_psi": figure2c_table(a.p1, a.p2, a.n, a.beta, a.simulations,
-                                       theory.rng_stream(a.seed, theory.STREAM_PSI), points),
+                                       theory.rng_stream(a.seed, theory.STREAM_PSI), points, progress),
         "figure2d_alpha_sequence": figure2d_table(a),
     }
     figures = {

@@ -11,19 +11,21 @@ sentences of a document are shown to it, as in training.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
-import shutil
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from icda.data.document import Document
 from icda.data.readers import read_jsonl, read_text_lines
-from icda.errors import DataError
+from icda.errors import ConfigError, DataError
 from icda.io import atomic_path
 from icda.records import MODEL_CARD_FILE, MODEL_FILE, Choice, ModelCard
-from icda.settings import ModelSettings, Settings
+from icda.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,8 @@ def write_model_card(folder: str | Path, settings: Settings, source: str | None 
 
 def read_model_card(folder: str | Path, settings_path: str | Path | None = None) -> tuple[Settings, str | None]:
     """The settings the model in ``folder`` was trained with, and its encoder's recorded
-    fingerprint (None where only ``settings_path`` gave them).
+    fingerprint (None where only ``settings_path`` gave them), checked against the weights
+    (:func:`check_weights`).
 
     ``settings_path``: a ``settings.json`` for a folder without ``model.json`` (a candidate
     trained before model cards were written); where both exist, their ``encoder`` sections must
@@ -63,11 +66,9 @@ def read_model_card(folder: str | Path, settings_path: str | Path | None = None)
 
     Raises:
         DataError: ``folder`` holds no model.pt; it holds no model.json and no ``settings_path``
-            is given; model.json is corrupt; ``settings_path`` disagrees with it; or the model
-            settings saved in model.pt differ from those recorded (the files of two models).
+            is given; model.json is corrupt; ``settings_path`` disagrees with it; or the settings
+            saved in model.pt differ from those recorded (see :func:`check_weights`).
     """
-    from icda.loading import read_saved_model  # torch: not for the light commands
-
     folder = Path(folder)
     if not (folder / MODEL_FILE).is_file():
         raise DataError(folder, None, f"no {MODEL_FILE} in this folder", f"give {_FOLDERS}")
@@ -82,6 +83,7 @@ def read_model_card(folder: str | Path, settings_path: str | Path | None = None)
                 "use the exported results/<dataset>/icda_model/ (`snakemake --cores 1 "
                 "results/<dataset>/icda_model/model.json`), or pass --settings results/<dataset>/settings.json, "
                 "the settings this model was trained with")
+        check_weights(folder, given, Path(settings_path))
         return given, None
     card = ModelCard.read(card_path)
     try:
@@ -93,13 +95,57 @@ def read_model_card(folder: str | Path, settings_path: str | Path | None = None)
             card_path, None, f"the model was trained with encoder settings {settings.encoder.to_dict()}, "
             f"{settings_path} gives {given.encoder.to_dict()}",
             f"leave out --settings: {MODEL_CARD_FILE} records the model's own settings")
-    saved = ModelSettings(**read_saved_model(folder / MODEL_FILE)["model"])
-    if saved.finetune != settings.model.finetune or saved.n_classes != settings.model.n_classes:
-        raise DataError(
-            folder, None, f"{MODEL_FILE} (finetune {saved.finetune}, {saved.n_classes} classes) and "
-            f"{MODEL_CARD_FILE} (finetune {settings.model.finetune}, {settings.model.n_classes} classes) "
-            "belong to different models", f"copy both files from the same model folder ({_FOLDERS})")
+    check_weights(folder, settings, card_path)
     return settings, card.encoder_fingerprint
+
+
+#: model folders whose unchecked encoder settings were warned about (once each)
+_UNCHECKED: set[str] = set()
+
+
+def check_weights(folder: str | Path, settings: Settings, where: str | Path) -> None:
+    """Check the settings ``where`` records (model.json, or a settings.json given for a folder
+    without one) against those saved with the weights in ``folder/model.pt``: every model
+    setting, and in a file saved since settings fingerprints the encoder settings that shape a
+    prediction, through their fingerprint (:func:`icda.loading.record_settings`; the keys
+    compared are those model.pt records). A model.pt saved before records no encoder settings:
+    a warning (once per folder) says that they go unchecked.
+
+    Raises:
+        DataError: a setting differs (naming each ``section.key``, its value in ``where`` and in
+            model.pt): model.json was edited, or model.pt belongs to another model; new
+            sentences would be encoded, or rationales picked, otherwise than in training.
+    """
+    from icda.loading import read_saved_model  # torch: not for the light commands
+    from icda.settings import PREDICTION_ENCODER_KEYS, prediction_encoder_settings, settings_fingerprint
+
+    folder = Path(folder)
+    saved = read_saved_model(folder / MODEL_FILE)
+    recorded = {"model": saved["model"]} | ({"encoder": saved["encoder"]} if "encoder" in saved else {})
+    given = {"model": dataclasses.asdict(settings.model), "encoder": prediction_encoder_settings(settings.encoder)}
+    given = {section: {key: given[section].get(key) for key in values} for section, values in recorded.items()}
+    differ = [f"{section}.{key} = {given[section][key]!r} here, {value!r} in {MODEL_FILE}"
+              for section, values in recorded.items() for key, value in values.items()
+              if given[section][key] != value]
+    fingerprint = saved.get("settings_fingerprint")
+    if not differ and fingerprint is not None and fingerprint != settings_fingerprint(given.get("encoder"), given["model"]):
+        differ = [f"the settings recorded in {MODEL_FILE} do not match their fingerprint"]
+    if differ:
+        card = Path(where).name == MODEL_CARD_FILE
+        raise DataError(
+            where, None, f"the settings here do not match those saved with the weights: {'; '.join(differ)} "
+            f"({MODEL_FILE} records the settings it was trained with; with these, new sentences would be "
+            "encoded or rationales picked otherwise than in training)",
+            ("re-export the model: copy model.json and model.pt again from the same model folder (for "
+             "results/<dataset>/icda_model/: `snakemake --cores 1 --forcerun results/<dataset>/icda_model/model.json`), "
+             "rather than editing model.json") if card else
+            f"pass the settings.json this model was trained with, or re-export the model ({_FOLDERS})")
+    if fingerprint is None and str(folder) not in _UNCHECKED:
+        _UNCHECKED.add(str(folder))
+        log.warning("%s records no settings fingerprint (saved before icda recorded one): the encoder settings "
+                    "of %s (%s) cannot be checked against the weights; re-export the model (`snakemake --cores 1 "
+                    "--forcerun results/<dataset>/icda_model/model.json`) or retrain it to record them",
+                    folder / MODEL_FILE, where, ", ".join(PREDICTION_ENCODER_KEYS))
 
 
 def check_encoder(folder: str | Path, settings: Settings, fingerprint: str | None) -> str:
@@ -122,30 +168,94 @@ def check_encoder(folder: str | Path, settings: Settings, fingerprint: str | Non
     return now
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same path once links and ``..`` are resolved,
+    or two names (hard links) of one existing file."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def check_output(out: str | Path | None, input_path: str | Path, folder: str | Path) -> None:
+    """Check ``--out`` of ``python -m icda predict`` before any prediction is made: None or
+    ``-`` (standard output), or a path that is neither the input file nor inside the model folder.
+
+    Raises:
+        ConfigError: ``out`` is a folder; it is the input file ``input_path`` (also through a link
+            or another spelling: the predictions would replace the documents); or it lies inside
+            the model folder ``folder`` (the predictions would replace model.pt or model.json,
+            or mix with them).
+    """
+    if out is None or str(out) == "-":
+        return
+    out, folder = Path(out), Path(folder)
+    if out.is_dir():
+        raise ConfigError(f"--out {out}: is a folder, not a file. Fix: give the predictions file's "
+                          f"path, e.g. --out {out / 'predictions.jsonl'}")
+    if str(input_path) != "-" and _same_file(out, Path(input_path)):
+        raise ConfigError(f"--out {out}: is the input file {input_path}: the predictions would replace "
+                          "the documents. Fix: write the predictions to another file, e.g. --out "
+                          f"{Path(input_path).with_name(Path(input_path).stem + '.predictions.jsonl')}")
+    model = Path(os.path.realpath(folder))
+    real = Path(os.path.realpath(out))
+    if real == model or model in real.parents or any(_same_file(out, folder / name)
+                                                     for name in (MODEL_FILE, MODEL_CARD_FILE)):
+        raise ConfigError(f"--out {out}: lies inside the model folder {folder}: the predictions would "
+                          f"replace or mix with its {MODEL_FILE} and {MODEL_CARD_FILE}. Fix: write the "
+                          f"predictions outside it, e.g. --out {folder.name}.predictions.jsonl")
+
+
+#: what messages call standard input, ``--input -``
+STDIN = "<stdin>"
+_INPUT_FIX = ("check the --input path: the documents to label, as *.jsonl or as text with one "
+              "document a line (- reads standard input)")
+
+
 def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
                        spacy_model: str | None = None) -> list[Document]:
     """New documents to predict: JSONL records (``sentences``, or ``text`` split with spaCy;
     ``label`` optional) or plain text, one document a line, split with spaCy.
 
-    ``fmt``: ``"jsonl"``, ``"text"``, or ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else
-    ``"text"``). Ids: the record's ``id``, else ``<file name>-<line>``.
+    ``path``: a file, or ``-`` for standard input. ``fmt``: ``"jsonl"``, ``"text"``, or
+    ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else ``"text"``; standard input needs one
+    of the two). Ids: the record's ``id``, else ``<file name>-<line>`` (``stdin-<line>``).
 
     Raises:
-        DataError: the file is missing or malformed; a document has no sentence after
-            splitting; a given label is outside the model's classes ``0..n_classes-1``
-            (each naming the file and the line).
+        ConfigError: standard input with ``fmt="auto"``.
+        DataError: the file is missing or a folder; it is malformed, e.g. a JSONL record has a
+            key other than those of :data:`icda.data.readers.JSONL_KEYS`; a document has no
+            sentence after splitting; a given label is outside the model's classes
+            ``0..n_classes-1`` (each naming the file and the line).
     """
-    path = Path(path)
-    if fmt == "auto":
-        fmt = "jsonl" if path.suffix.lower() == ".jsonl" else "text"
-    splitter = None
-    if spacy_model is not None:
-        from icda.data.sentences import SentenceSplitter
+    with contextlib.ExitStack() as stack:
+        stream, prefix = None, None
+        if str(path) == "-":
+            if fmt == "auto":
+                raise ConfigError("--input -: standard input has no file name to tell JSONL from text by. "
+                                  "Fix: give --format jsonl or --format text")
+            stream, prefix, path = sys.stdin.buffer, "stdin", STDIN
+        path = Path(path)
+        if stream is None:
+            if path.is_dir():
+                raise DataError(path, None, "is a folder, not a file", _INPUT_FIX)
+            if not path.exists():
+                raise DataError(path, None, "file not found", _INPUT_FIX)
+            if not path.is_file():  # a FIFO, e.g. /dev/stdin or the shell's <(...)
+                stream = stack.enter_context(open(path, "rb"))
+        if fmt == "auto":
+            fmt = "jsonl" if path.suffix.lower() == ".jsonl" else "text"
+        splitter = None
+        if spacy_model is not None:
+            from icda.data.sentences import SentenceSplitter
 
-        splitter = SentenceSplitter(spacy_model)
-    if fmt == "jsonl":
-        return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False)
-    return read_text_lines(path, splitter=splitter)
+            splitter = SentenceSplitter(spacy_model)
+        if fmt == "jsonl":
+            return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False,
+                              id_prefix=prefix, stream=stream, known_keys_only=True)
+        return read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
 
 
 @dataclass
@@ -213,35 +323,40 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
 def predict_file(folder: str | Path, input_path: str | Path, fmt: str = "auto",
                  settings_path: str | Path | None = None, device: str = "auto",
                  spacy_model: str | None = None) -> list[Prediction]:
-    """:func:`predict_documents` on the documents of ``input_path`` (:func:`read_new_documents`,
-    read with the model's number of classes).
+    """:func:`predict_documents` on the documents of ``input_path`` (a file, or ``-`` for standard
+    input; :func:`read_new_documents`, read with the model's number of classes).
 
     Raises:
         DataError: the model folder or the input file is bad (see those functions).
+        ConfigError: see :func:`read_new_documents` and :func:`predict_documents`.
     """
     settings, _ = read_model_card(folder, settings_path)
     docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model)
-    return predict_documents(folder, docs, str(input_path), settings_path, device)
+    where = STDIN if str(input_path) == "-" else str(input_path)
+    return predict_documents(folder, docs, where, settings_path, device)
 
 
 def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | Path) -> Path:
-    """Copy the chosen candidate of ``choice`` (a ``choice.json``) to ``out_dir``: its model.pt,
-    and its model.json, or one written from ``settings_path`` (the dataset's settings.json) for
-    a candidate trained before model cards were written. The card's ``source`` names the candidate.
+    """Copy the chosen candidate of ``choice`` (a ``choice.json``) to ``out_dir``: its model.pt
+    (one saved before settings fingerprints gets them, :func:`icda.loading.copy_model`), and its
+    model.json, or one written from ``settings_path`` (the dataset's settings.json) for a
+    candidate trained before model cards were written. The card's ``source`` names the candidate.
 
     Returns:
         the candidate folder exported.
 
     Raises:
         DataError: the choice, the candidate's files or the settings are missing or malformed,
-            or the candidate's card disagrees with ``settings_path``.
+            or the candidate's card disagrees with ``settings_path`` or with its weights.
     """
+    from icda.loading import copy_model  # torch: not for the light commands
+
     candidate = Path(Choice.read(choice).chosen.candidate_dir)
     settings, fingerprint = read_model_card(candidate, settings_path)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(out_dir / MODEL_FILE) as tmp:
-        shutil.copyfile(candidate / MODEL_FILE, tmp)
+        copy_model(candidate / MODEL_FILE, tmp, settings.encoder)
     write_model_card(out_dir, settings, str(candidate), fingerprint)  # last: its presence means complete
     log.info("exported %s -> %s", candidate, out_dir)
     return candidate

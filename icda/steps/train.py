@@ -208,7 +208,7 @@ def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, in
         "comp_lambda": settings.model.comp_lambda,
     })
     out_dir = Path(out_dir)
-    save_model(model, out_dir / MODEL_FILE, result.state_dict)
+    save_model(model, out_dir / MODEL_FILE, result.state_dict, settings.encoder)  # with its settings' fingerprint
     write_model_card(out_dir, settings)  # what `python -m icda predict` reads new documents with
     Predictions.from_json(predictions).write(out_dir / PREDICTIONS_FILE)
     history = dataclasses.replace(history, cpu_seconds={"load": round(load_cpu, 3),
