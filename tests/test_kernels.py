@@ -56,8 +56,8 @@ def _has_avx2() -> bool:
 
 @pytest.mark.skipif(not _has_avx2(), reason="the fixed path is defined for x86-64 CPUs with AVX2")
 def test_fixed_path_gives_the_same_bits_whatever_kernels_the_environment_asks_for():
-    environments = [{}, {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"},
-                    {"ATEN_CPU_CAPABILITY": "avx512", "MKL_CBWR": "AVX512"}, {"OMP_NUM_THREADS": "2"}]
+    environments = [{}, {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "AVX512", "OMP_NUM_THREADS": "2"},
+                    {"ATEN_CPU_CAPABILITY": "avx512", "MKL_CBWR": "COMPATIBLE"}]
     results = [_run(**env) for env in environments]
     assert {r["digest"] for r in results} == {results[0]["digest"]}, results
     assert all((r["capability"], r["mkldnn"], r["threads"]) == ("AVX2", False, 1) for r in results)

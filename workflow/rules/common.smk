@@ -232,9 +232,9 @@ def get_select_args(wc, input):
     return args
 
 
-def get_selection_rule(wc):
-    """The select command's rule options from the dataset's icda settings (a param: a changed rule
-    reruns the job)."""
+def get_selection_options(wc):
+    """How the select command chooses (icda.candidate_loss, candidate_choice, delta_a_gate of the
+    dataset's settings), as a param: a changed setting reruns the job."""
     icda = workflow_config.dataset_settings(config, wc.dataset)["icda"]
     return (f"--candidate-loss {icda['candidate_loss']} --candidate-choice {icda['candidate_choice']}"
             f" --delta-a-gate {'on' if icda['delta_a_gate'] else 'off'}")

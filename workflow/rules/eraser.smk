@@ -19,8 +19,6 @@ rule eraser:
         args=get_embeddings_arg,
         out=lambda wc, output: os.path.dirname(output.annotations),
         model=lambda wc, input: os.path.dirname(input.model),
-    resources:
-        gpu=get_gpus,
     log:
         "results/logs/{dataset}/eraser.log",
     conda:

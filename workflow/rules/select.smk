@@ -10,14 +10,14 @@ rule select:
     params:
         data=get_data_dir,
         args=get_select_args,
-        rule=get_selection_rule,
+        options=get_selection_options,
     priority: LOOP_PRIORITY
     log:
         "results/logs/{dataset}/run{run}/iter{k}/select.log",
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda select --iteration {wildcards.k} {params.args} {params.rule}"
+        "python -m icda select --iteration {wildcards.k} {params.args} {params.options}"
         " --data-dir {params.data:q} --out {output:q} > {log:q} 2>&1"
 
 
