@@ -66,7 +66,9 @@ def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
                 m.setdefault("pool_source=vote", []).append(own if vote_used else other)
                 m.setdefault("pool_source=chosen", []).append(other if vote_used else own)
             last = json.loads((run / f"iter{len(rows) - 1}" / "converge.json").read_text())
-            signals = [Signals(**s) for s in last["signals"]]
+            # runs of code that did not record the fresh candidates' agreement get it from their files
+            signals = [Signals(**(s | {"agreement": s.get("agreement", rows[s["iteration"]]["agree"])}))
+                       for s in last["signals"]]
             for rule in FINAL_RULES:
                 k, _ = final_iteration(signals, rule)
                 m.setdefault(f"final_choice={rule}", []).append(rows[k]["dev"] - rows[0]["dev"])

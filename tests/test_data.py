@@ -577,7 +577,7 @@ def test_dataset_spec_keys_and_choices_are_the_schemas():
 
 
 def test_jsonl_files_are_read_as_jsonl_without_a_format_key(tmp_path):
-    """A ``*.jsonl`` file needs no ``format:`` (issue 25, item 4); another suffix stays ICDA."""
+    """A ``*.jsonl`` file needs no ``format:`` ; another suffix stays ICDA."""
     (tmp_path / "toy").mkdir()
     rows = [{"label": i % 2, "sentences": [f"The food was {'great' if i % 2 else 'awful'} {i}.", "A.", "B.", "C.",
                                             "D."]} for i in range(8)]

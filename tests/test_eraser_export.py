@@ -1,4 +1,4 @@
-"""``python -m icda export-eraser`` (issue 33): the ERASER data directory of a prepared split and a
+"""``python -m icda export-eraser``: the ERASER data directory of a prepared split and a
 trained selector's predictions in ERASER's results format, read back as ERASER's utils.py reads
 them."""
 

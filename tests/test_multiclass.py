@@ -1,4 +1,4 @@
-"""More than two classes (issue 25): pools and counterfactuals over C classes, the degeneration
+"""More than two classes: pools and counterfactuals over C classes, the degeneration
 guard over every pair of classes, per-class precision, the records, the settings, the dataset
 spec and the C-class synthetic benchmark. The binary results themselves are pinned by
 tests/test_workflow.py (tiny_binary_pin.json) and tests/test_data.py (synthetic digests)."""

@@ -1,4 +1,4 @@
-"""``python -m icda predict`` and the export of the final selector (issue 25, items 3 and 5)."""
+"""``python -m icda predict`` and the export of the final selector."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 8: unusable input stops before training, changed data or artifacts rerun what depends on
-them, config values reach the shell quoted, corrupt files are named with the fix. Issue 24: no file
-written outside data_dir, no run on a meaningless setting, every index of a record range-checked."""
+"""Unusable input stops before training, changed data or artifacts rerun what depends on them,
+config values reach the shell quoted, corrupt files are named with the fix; no file is written
+outside data_dir, no run starts on a meaningless setting, every index of a record is range-checked."""
 
 from __future__ import annotations
 
@@ -357,7 +357,7 @@ def test_train_documents_in_test_are_counted_and_warned(tmp_path, caplog):
     assert "toy: 2 of 20 train documents also appear in the test split" in caplog.text
 
 
-# ------------------------------------------------------------------ issue 24: second round
+# ------------------------------------------------------------------ reruns, downloads and names
 
 
 def test_download_never_writes_outside_data_dir(tmp_path):

@@ -300,7 +300,7 @@ def test_tiny_end_to_end_run(tmp_path):
 
 @pytest.mark.slow
 def test_tiny_three_class_run_icda_reaches_the_target_aspect_where_mmi_takes_the_spurious_one(tmp_path):
-    """Three classes end to end (issue 25): on synthetic data whose spurious aspect agrees with
+    """Three classes end to end: on synthetic data whose spurious aspect agrees with
     the label nearly as often as the target aspect, MMI selects the spurious aspect's sentence in
     a share of the test documents and ICDA selects the target aspect's; every counterfactual
     takes a class other than its source's, both other classes occur; precision is reported per
