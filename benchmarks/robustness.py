@@ -19,8 +19,10 @@ agreement.
         --configfile config/offline.yaml --sets 10 --datasets restaurant connect synthetic_small
 
 ``--configfile`` (repeatable) adds config files after config/config.yaml (a design to compare);
-``--report-only`` prints the tables of what has finished without running anything. Every number
-is read from the runs' own files (eval.json, choice.json, pools.json, predictions.json).
+``--report-only`` prints the tables of what has finished without running anything;
+``--final-choice RULE`` reports ICDA as the iteration RULE takes, replayed from the signals each
+run recorded (the loop's course does not depend on it). Every number is read from the runs' own
+files (eval.json, choice.json, converge.json, pools.json, predictions.json).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from pathlib import Path
 import yaml
 
 from icda.kernels import FIXED_ENVIRONMENT
+from icda.model_selection import Signals, final_iteration
+from icda.settings import FINAL_CHOICES
 
 REPO = Path(__file__).resolve().parents[1]
 # The two kernel paths: the fixed one (the default) and this machine's native one.
@@ -92,9 +96,11 @@ def _read(path: Path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def run_rows(out: Path) -> list[dict]:
+def run_rows(out: Path, final_choice: str | None = None) -> list[dict]:
     """One row per finished run: dataset, kernel path, seeds, test precision per iteration, the
-    ICDA iteration and why, MMI, CDA, ICDA."""
+    ICDA iteration and why, MMI, CDA, ICDA. ``final_choice``: take the ICDA iteration by this
+    rule from the run's recorded signals (:func:`icda.model_selection.final_iteration`; the loop's
+    course does not depend on it) instead of the one the run took."""
     rows = []
     for path in PATHS:
         work = out / path
@@ -105,8 +111,12 @@ def run_rows(out: Path) -> list[dict]:
             s = _read(summary)
             curve = [100 * it["precision"] for it in s["per_iteration"]]
             k = s["final_iteration"] if s["final_iteration"] is not None else len(curve) - 1
+            why = s.get("final_reason") or s["reason"]
+            if final_choice is not None:
+                decision = json.loads((summary.parent / f"iter{len(curve) - 1}" / "converge.json").read_text())
+                k, why = final_iteration([Signals(**x) for x in decision["signals"]], final_choice)
             rows.append({"dataset": s["dataset"], "path": path, "seeds": sets[s["run"] - 1], "run": s["run"],
-                         "curve": curve, "icda_iteration": k, "why": s.get("final_reason") or s["reason"],
+                         "curve": curve, "icda_iteration": k, "why": why,
                          "MMI": curve[0], "CDA": curve[min(1, len(curve) - 1)], "ICDA": curve[k],
                          "dir": str(summary.parent)})
     return rows
@@ -119,13 +129,14 @@ def _mean_sd(values: list[float]) -> str:
 
 def table(rows: list[dict]) -> str:
     """The per-dataset summary as Markdown."""
-    lines = ["| dataset | runs | MMI | CDA | ICDA | worst ICDA (its MMI) | ICDA < MMI | ICDA < CDA |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| dataset | runs | MMI | CDA | ICDA | lowest ICDA | smallest gain: ICDA − MMI (run) | ICDA < MMI | ICDA < CDA |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for dataset in sorted({r["dataset"] for r in rows}):
         rs = [r for r in rows if r["dataset"] == dataset]
         worst = min(rs, key=lambda r: r["ICDA"] - r["MMI"])
         lines.append(f"| {dataset} | {len(rs)} | {_mean_sd([r['MMI'] for r in rs])} | {_mean_sd([r['CDA'] for r in rs])}"
-                     f" | {_mean_sd([r['ICDA'] for r in rs])} | {worst['ICDA']:.1f} ({worst['MMI']:.1f})"
+                     f" | {_mean_sd([r['ICDA'] for r in rs])} | {min(r['ICDA'] for r in rs):.1f}"
+                     f" | {worst['ICDA'] - worst['MMI']:+.1f} ({worst['ICDA']:.1f} − {worst['MMI']:.1f}, seeds {worst['seeds'][0]}–{worst['seeds'][-1]})"
                      f" | {sum(r['ICDA'] < r['MMI'] for r in rs)}/{len(rs)} | {sum(r['ICDA'] < r['CDA'] for r in rs)}/{len(rs)} |")
     return "\n".join(lines)
 
@@ -180,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--dev", action="store_true", help="print the dev diagnostics of every run")
+    parser.add_argument("--final-choice", choices=FINAL_CHOICES,
+                        help="report ICDA as the iteration this rule takes (replayed from the runs' signals)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
@@ -187,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             if path in args.paths and sets:
                 wall = run_path(args.out, path, sets, args.datasets, args.configfile, args.cores)
                 print(f"[{path}] {len(sets)} seed sets: {wall / 60:.1f} min wall", flush=True)
-    rows = run_rows(args.out)
+    rows = run_rows(args.out, args.final_choice)
     if not rows:
         print("no finished run yet")
         return 1
