@@ -5,8 +5,10 @@ Iteration 0 (MMI): the lowest dev loss over the seeds. Iteration k >= 1: the can
 fresh model per seed and one warm-started from the previous selection; score = dev loss (the
 paper: on the augmented dev set; ``candidate_loss="original_dev"``: on the original dev set),
 × 1e10 if degenerate, × 1e10 if k >= 2 and the candidate's ΔA is not smaller than the ΔA of the
-previous iteration's selection; the lowest score wins (with ``"original_dev"``, an unimproved
-warm start wins only where the augmented dev loss ranks it first too: :func:`choose`). The loop
+previous iteration's selection (the paper's gate; ``delta_a_gate=False`` drops it); the lowest
+score wins (with ``"original_dev"``, an unimproved warm start wins only where the augmented dev
+loss ranks it first too: :func:`choose`), or with ``candidate_choice="agreement"`` the candidate
+whose dev rationales agree most with the other fresh candidates' (:func:`agreement`). The loop
 stops when the warm start wins with its best epoch the initial evaluation (epoch −1: training did
 not improve it), optionally when the chosen selector's rationales did not change (ΔA = 0), or at
 ``max_iters``. Across runs, the final ICDA dataset is the one of the run
