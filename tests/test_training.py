@@ -303,3 +303,32 @@ def test_train_refuses_comp_lambdas_that_do_not_match_its_candidates(tmp_path, c
     assert main(["train", "--settings", str(tmp_path / "settings.json"), "--data-dir", str(tmp_path),
                  "--out-dir", str(tmp_path / "out"), *args]) == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_an_interrupted_multi_candidate_job_leaves_no_output_folder(tmp_path, monkeypatch):
+    """The candidates of an iteration are trained into <out>.partial and renamed to <out> only
+    when every one is written: a job killed after its first candidate leaves no <out> that a
+    rerun would take for finished."""
+    import icda.steps.train as steps_train
+
+    calls = []
+
+    def fake_train(ws, settings, seed, out_dir, init, data, load_cpu):
+        if calls:
+            raise KeyboardInterrupt  # killed while training the second candidate
+        calls.append(seed)
+        out_dir.mkdir(parents=True)
+        (out_dir / "history.json").write_text("{}")
+
+    monkeypatch.setattr(steps_train, "_load", lambda *a: (None, None, 0.0))
+    monkeypatch.setattr(steps_train, "_train", fake_train)
+    out = tmp_path / "iter1" / "candidates"
+    with pytest.raises(KeyboardInterrupt):
+        steps_train.train_candidates(None, tmp_path, None, {"seed42": 42, "seed43": 43}, out)
+    assert not out.exists() and (tmp_path / "iter1" / "candidates.partial" / "seed42" / "history.json").exists()
+
+    calls.clear()
+    monkeypatch.setattr(steps_train, "_train", lambda ws, s, seed, out_dir, *a: (out_dir.mkdir(parents=True), seed)[1])
+    assert steps_train.train_candidates(None, tmp_path, None, {"seed42": 42, "seed43": 43}, out) == [42, 43]
+    assert sorted(p.name for p in out.iterdir()) == ["seed42", "seed43"]
+    assert not (tmp_path / "iter1" / "candidates.partial").exists()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,9 @@ from icda.settings import Settings
 from icda.train import predict, train_model
 
 log = logging.getLogger("icda.train")
+
+#: the folder a multi-candidate job trains into before it is renamed to its output
+PARTIAL_SUFFIX = ".partial"
 
 
 def init_model_path(init: str | Path) -> Path:
@@ -99,7 +104,9 @@ def train_candidates(
     """Train the candidates of one ICDA iteration, or a run's COMP grid, one after another in one
     process (the dataset is loaded once) into ``out_dir/<name>/``: the same files and, candidate
     by candidate, the same numbers as :func:`train_candidate` (every candidate reseeds torch and
-    draws its counterfactuals from its own seed).
+    draws its counterfactuals from its own seed). The candidates are trained into
+    ``<out_dir>.partial`` and the folder is renamed to ``out_dir`` once all of them are written,
+    so an interrupted job leaves no ``out_dir`` that looks complete.
 
     Args:
         seeds: {candidate folder name: training seed}, e.g. ``{"seed42": 42, "warm": 42}``.
@@ -121,11 +128,16 @@ def train_candidates(
     if comp_lambdas is not None and set(comp_lambdas) != set(seeds):
         raise ValueError(f"comp_lambdas names {sorted(comp_lambdas)}, the candidates are {sorted(seeds)}")
     ws, data, load_cpu = _load(settings, data_dir, embeddings, pools, augmented_dev)
+    out_dir = Path(out_dir)
+    partial = out_dir.with_name(out_dir.name + PARTIAL_SUFFIX)  # published whole, or not at all
+    shutil.rmtree(partial, ignore_errors=True)
     histories = []
     for i, (name, seed) in enumerate(seeds.items()):
         own = settings if comp_lambdas is None else _with_objective(settings, "comp", comp_lambdas[name])
-        histories.append(_train(ws, own, seed, Path(out_dir) / name, init if name == warm else None, data,
+        histories.append(_train(ws, own, seed, partial / name, init if name == warm else None, data,
                                 load_cpu if i == 0 else 0.0))
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.replace(partial, out_dir)
     return histories
 
 

@@ -148,6 +148,17 @@ def get_comp_train_args(wildcards, input):
             f" --comp-lambda {' '.join(str(lam) for lam, _ in grid.values())}")
 
 
+def get_comp_grid(wildcards):
+    """A run's COMP grid as text (a param of train_comp, so that a changed grid reruns it)."""
+    return " ".join(f"{lam}:{seed}" for lam, seed in comp_candidates(wildcards).values())
+
+
+def get_candidate_seeds(wildcards):
+    """An iteration's candidates as NAME=SEED (a param: changed seeds rerun the job)."""
+    seeds = workflow_config.candidate_seeds(config, wildcards.run, wildcards.k)
+    return " ".join(f"{name}={seed}" for name, seed in seeds.items())
+
+
 def get_comp_dirs(wildcards):
     """The folders of a run's COMP candidates, shell-quoted (rule select_comp)."""
     return " ".join(shlex.quote(path) for path in comp_candidates(wildcards))

@@ -11,6 +11,7 @@ rule select:
         data=get_data_dir,
         args=get_select_args,
         options=get_selection_options,
+        candidates=get_candidate_seeds,  # tracked: changed seeds reselect
     priority: LOOP_PRIORITY
     log:
         "results/logs/{dataset}/run{run}/iter{k}/select.log",

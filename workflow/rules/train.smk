@@ -13,6 +13,7 @@ rule train:
     params:
         data=get_data_dir,
         args=get_train_args,
+        candidates=get_candidate_seeds,  # tracked: changed seeds retrain the iteration
     threads: config["train_threads"]
     resources:
         gpu=get_gpus,
@@ -37,6 +38,7 @@ rule train_comp:
     params:
         data=get_data_dir,
         args=get_comp_train_args,
+        grid=get_comp_grid,  # tracked: a changed λ grid or seeds retrain COMP
     threads: config["train_threads"]
     resources:
         gpu=get_gpus,
