@@ -215,3 +215,12 @@ def test_tables_command_reads_eraser_and_baselines(workflow_files, tmp_path):
                  "--baselines", *map(str, workflow_files["baselines"])]) == 0
     assert "Random" in (tmp_path / "t/table2_llm.md").read_text()
     assert (tmp_path / "t/table2_llm_eraser.csv").exists()
+
+
+def test_a_group_named_as_another_groups_eraser_tables_is_refused():
+    from icda.errors import ConfigError
+    from icda.report.inputs import check_group_names
+
+    check_group_names({"llm": [], "eraser": []}, "report.groups")
+    with pytest.raises(ConfigError, match="ERASER tables of group 'llm' are llm_eraser.csv and .md.*Fix: rename"):
+        check_group_names({"LLM_eraser": [], "llm": []}, "report.groups")

@@ -31,6 +31,7 @@ import pandas as pd
 
 from icda.errors import DataError, rebuild_fix
 from icda.io import atomic_path, atomic_write
+from icda.report.inputs import ERASER_SUFFIX
 from icda.records import Baselines, EraserScores, Evaluation, RunSummary
 
 log = logging.getLogger(__name__)
@@ -484,7 +485,7 @@ def _write_eraser_group(df: pd.DataFrame, name: str, group: list[str], out_dir: 
     """Write ``<name>_eraser.csv/.md`` for one group (:func:`eraser_stats`); return the paths and
     the Markdown section of summary.md."""
     present = [ds for ds in group if ds in set(df["dataset"])]
-    stem = f"{name}_eraser"
+    stem = f"{name}{ERASER_SUFFIX}"
     paths = [out_dir / f"{stem}.{ext}" for ext in ("csv", "md")]
     stats = eraser_stats(df, present)
     with atomic_path(paths[0]) as tmp:

@@ -1,4 +1,5 @@
 # Tables (paper Table 1/2 layout) and convergence plots, attached to the HTML report.
+from icda.report.inputs import ERASER_SUFFIX
 from icda.report.tables import table_groups
 
 
@@ -33,7 +34,7 @@ rule tables:
         all_results="results/tables/all_results.csv",
         tables=expand("results/tables/{name}.{ext}", ext=["csv", "md", "tex"],
                       name=table_groups(config["report"]["groups"], AVAILABLE)),
-        eraser=expand("results/tables/{name}_eraser.{ext}", ext=["csv", "md"],
+        eraser=expand(f"results/tables/{{name}}{ERASER_SUFFIX}.{{ext}}", ext=["csv", "md"],
                       name=table_groups(config["report"]["groups"], AVAILABLE)),
     params:
         out=get_out_dir,
