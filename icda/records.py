@@ -18,17 +18,19 @@ Vocabulary (paper section "Implementation"; docs/algorithm.md):
 - **choice** (``choice.json``): which candidate of an iteration won (``chosen``), its scores
   and ΔA (:func:`icda.model_selection.select_candidate`).
 
-=================  ======================  ===========================================
-file               class                   written by
-=================  ======================  ===========================================
-history.json       :class:`History`        ``python -m icda train``
-predictions.json   :class:`Predictions`    ``python -m icda train``
-choice.json        :class:`Choice`         ``python -m icda select``
-pools.json         :class:`Pools`          ``python -m icda pools``
-converge.json      :class:`Decision`       ``python -m icda converge``
-eval.json          :class:`Evaluation`     ``python -m icda evaluate``
-summary.json       :class:`RunSummary`     the workflow's ``run_summary`` rule
-=================  ======================  ===========================================
+==================  ======================  ===========================================
+file                class                   written by
+==================  ======================  ===========================================
+history.json        :class:`History`        ``python -m icda train``
+predictions.json    :class:`Predictions`    ``python -m icda train``
+choice.json         :class:`Choice`         ``python -m icda select``
+pools.json          :class:`Pools`          ``python -m icda pools``
+converge.json       :class:`Decision`       ``python -m icda converge``
+eval.json           :class:`Evaluation`     ``python -m icda evaluate``
+summary.json        :class:`RunSummary`     the workflow's ``run_summary`` rule
+eraser_scores.json  :class:`EraserScores`   ``python -m icda export-eraser --scores``
+baselines.json      :class:`Baselines`      ``python -m icda report baselines``
+==================  ======================  ===========================================
 """
 
 from __future__ import annotations
@@ -729,3 +731,130 @@ class RunSummary(Record):
     def icda_iteration(self) -> int:
         """The iteration taken as ICDA: ``final_iteration``, or the last one."""
         return self.iterations - 1 if self.final_iteration is None else self.final_iteration
+
+
+# --------------------------------------------------------------------------- ERASER scores
+
+
+def _at(obj: Any, path: tuple) -> Any:
+    """``obj[path[0]][path[1]]…`` (an int indexes a list); ValueError naming the path where it
+    does not exist."""
+    for i, key in enumerate(path):
+        try:
+            obj = obj[key]
+        except (KeyError, IndexError, TypeError):
+            raise ValueError(f"field '{'.'.join(map(str, path[: i + 1]))}' is missing") from None
+    return obj
+
+
+@dataclass(frozen=True)
+class EraserScores(Record):
+    """The ``--scores`` JSON of ``python -m icda export-eraser`` (``eraser_scores.json`` of an
+    iteration or of COMP, ``results/<dataset>/eraser/icda_scores.json``): ERASER's metrics of one
+    selector's rationales on one split under ERASER's keys (:func:`icda.eraser_metrics.score_results`),
+    the paper's precision on the same documents (``paper``), the model, the ids left out, and,
+    like ``eval.json``, what it is (dataset, run, iteration — None for COMP). The numbers the
+    tables show are :attr:`SUMMARY` (:meth:`summary`); each is checked on reading: the P/R/F1,
+    IOU and AUPRC values are fractions in [0, 1], comprehensiveness, sufficiency and AOPC
+    differences of probabilities in [−1, 1] (None where ERASER has no number)."""
+
+    WHAT: ClassVar[str] = "an ERASER scores record"
+    COMMAND: ClassVar[str] = "export-eraser"
+    #: the tables' column → where it lies in the file and its range (ERASER's "Token F1" and
+    #: "IOU F1" are its macro averages; the sentence P/R/F1 are micro, so sentence_p is the
+    #: paper's precision with k sentences per document)
+    SUMMARY: ClassVar[dict[str, tuple[tuple, tuple[float, float]]]] = {
+        "sentence_p": (("sentence_prf", "instance_micro", "p"), (0, 1)),
+        "sentence_r": (("sentence_prf", "instance_micro", "r"), (0, 1)),
+        "sentence_f1": (("sentence_prf", "instance_micro", "f1"), (0, 1)),
+        "token_p": (("token_prf", "instance_macro", "p"), (0, 1)),
+        "token_r": (("token_prf", "instance_macro", "r"), (0, 1)),
+        "token_f1": (("token_prf", "instance_macro", "f1"), (0, 1)),
+        "iou_f1": (("iou_scores", 0, "macro", "f1"), (0, 1)),
+        "sentence_auprc": (("sentence_soft_metrics", "auprc"), (0, 1)),
+        "comprehensiveness": (("classification_scores", "comprehensiveness"), (-1, 1)),
+        "sufficiency": (("classification_scores", "sufficiency"), (-1, 1)),
+        "comprehensiveness_aopc": (("classification_scores", "comprehensiveness_aopc"), (-1, 1)),
+        "sufficiency_aopc": (("classification_scores", "sufficiency_aopc"), (-1, 1)),
+    }
+    #: the IOU threshold of ``iou_f1`` (the first entry of ``iou_scores``)
+    IOU_THRESHOLD: ClassVar[float] = 0.5
+
+    iou_scores: list
+    rationale_prf: dict
+    token_prf: dict
+    sentence_prf: dict
+    token_soft_metrics: dict
+    sentence_soft_metrics: dict
+    classification_scores: dict
+    paper: dict | None = None
+    model: str | None = None
+    split: str | None = None
+    left_out: dict | None = None
+    dataset: str | None = None
+    run: int | None = None
+    iteration: int | None = None
+
+    def check(self) -> None:
+        threshold = _at(self.iou_scores, (0, "threshold"))
+        if threshold != self.IOU_THRESHOLD:
+            raise ValueError(f"field 'iou_scores.0.threshold' is {json.dumps(threshold)}, not {self.IOU_THRESHOLD} "
+                             "(the threshold of the tables' IOU F1)")
+        for (path, (low, high)) in self.SUMMARY.values():
+            value = _at(self.to_json(), path)
+            if value is not None and not (_conforms(value, float) and low <= value <= high):
+                raise ValueError(f"field '{'.'.join(map(str, path))}' is {json.dumps(value)}, not a number in "
+                                 f"[{low}, {high}] or null")
+        if self.run is not None and (not _is_int(self.run) or self.run < 1):
+            raise ValueError(f"field 'run' is {self.run}, not a run number (>= 1)")
+        if self.iteration is not None and (not _is_int(self.iteration) or self.iteration < 0):
+            raise ValueError(f"field 'iteration' is {self.iteration}, not an iteration (>= 0)")
+
+    def summary(self) -> dict[str, float | None]:
+        """{column of :attr:`SUMMARY`: its value (None where ERASER has none)}."""
+        obj = self.to_json()
+        return {name: _at(obj, path) for name, (path, _) in self.SUMMARY.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        labels = {k: out.pop(k) for k in ("dataset", "run", "iteration")}
+        return {k: v for k, v in labels.items() if v is not None} | {
+            k: v for k, v in out.items()
+            if v is not None or k not in ("paper", "model", "split", "left_out")}  # labels first
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+@dataclass(frozen=True)
+class Baselines(Record):
+    """``baselines.json`` of one dataset (:func:`icda.report.baselines.dataset_baselines`): the
+    test precision of selectors that read against chance, one value per draw (fractions in
+    [0, 1]; None where the split has no annotated document): ``random``, k random sentences per
+    document; ``keyword``, the keyword rule (None where the dataset has no ``keywords``); with
+    the k, the number of draws, the seed and the keywords they were drawn with."""
+
+    WHAT: ClassVar[str] = "a baselines record"
+    COMMAND: ClassVar[str] = "report baselines"
+    RANGES: ClassVar[dict] = {"k": (1, None), "draws": (1, None), "n_docs": (0, None)}
+    dataset: str
+    k: int
+    draws: int
+    seed: int
+    n_docs: int
+    random: list
+    keyword: list | None = None
+    keywords: list | None = None
+
+    def check(self) -> None:
+        for name in ("random", "keyword"):
+            values = getattr(self, name)
+            if values is None:
+                continue
+            if len(values) != self.draws:
+                raise ValueError(f"field '{name}' holds {len(values)} precisions, not one per draw ({self.draws})")
+            for i, p in enumerate(values):
+                if p is not None and not (_conforms(p, float) and 0 <= p <= 1):
+                    raise ValueError(f"{name}[{i}] is {json.dumps(p)}, not a precision in [0, 1] or null")
+        if (self.keyword is None) != (self.keywords is None):
+            raise ValueError("fields 'keyword' and 'keywords' must both be null or both be given")

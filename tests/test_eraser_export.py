@@ -164,6 +164,27 @@ def test_predictions_in_eraser_format(trained, tmp_path):
         {k: v for k, v in scores.items() if k not in ("paper", "model", "split", "left_out")}, sort_keys=True)
 
 
+def test_scores_record_what_they_are_of(trained, tmp_path):
+    """With --dataset, --run and --iteration the scores name what they are of, as eval.json does
+    (the tables read them); --score-only records them too; no --iteration is COMP."""
+    from icda.records import EraserScores
+
+    out_dir, pred, scores = tmp_path / "eraser", tmp_path / "pred.jsonl", tmp_path / "eraser_scores.json"
+    assert main(["export-eraser", "--data-dir", str(trained / "data"), "--out-dir", str(out_dir), "--model",
+                 str(trained / "candidates/seed1"), "--embeddings", str(trained / "embeddings.pt"), "--predictions",
+                 str(pred), "--scores", str(scores), "--device", "cpu", "--dataset", "toy", "--run", "2",
+                 "--iteration", "0"]) == 0
+    record = EraserScores.read(scores)
+    assert (record.dataset, record.run, record.iteration) == ("toy", 2, 0)
+    assert list(json.loads(scores.read_text()))[:3] == ["dataset", "run", "iteration"]
+    assert record.summary()["sentence_p"] == pytest.approx(record.paper["precision"])
+    assert main(["export-eraser", "--score-only", "--out-dir", str(out_dir), "--predictions", str(pred),
+                 "--scores", str(tmp_path / "again.json"), "--dataset", "toy", "--run", "2"]) == 0
+    again = EraserScores.read(tmp_path / "again.json")
+    assert (again.dataset, again.run, again.iteration) == ("toy", 2, None)
+    assert again.summary() == record.summary()
+
+
 def test_score_only_names_a_missing_document(trained, tmp_path, capsys):
     export_data(trained / "data", tmp_path / "eraser")
     pred = tmp_path / "pred.jsonl"

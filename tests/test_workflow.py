@@ -35,7 +35,9 @@ BINARY_PIN = REPO / "tests/fixtures/tiny_binary_pin.json"
 def _binary_pin(results: Path) -> dict:
     """The numbers and selections of a tiny workflow run (``results``) that :data:`BINARY_PIN` pins."""
     run = results / "synthetic/run1"
-    pin = {"table": (results / "tables/synthetic.csv").read_text(),
+    table = (results / "tables/synthetic.csv").read_text().splitlines(keepends=True)
+    pin = {"table": "".join(line for line in table  # the methods' rows (the chance rows came later)
+                            if line.split(",")[0] in ("method", "COMP", "MMI", "CDA", "ICDA")),
            "icda_dataset_sha256": hashlib.sha256((results / "synthetic/icda_dataset.jsonl").read_bytes()).hexdigest(),
            "summary": json.loads((run / "summary.json").read_text())}
     for step in sorted(p.name for p in run.iterdir() if p.is_dir()):
@@ -207,8 +209,10 @@ def test_tiny_end_to_end_run(tmp_path):
 
     with open(results / "tables/synthetic.csv") as fh:
         rows = {r[0]: r[1:] for r in csv.reader(fh)}
-    for method in ("COMP", "MMI", "CDA", "ICDA"):
+    for method in ("COMP", "MMI", "CDA", "ICDA", "Random"):
         assert 0.0 <= float(rows[method][0]) <= 100.0, rows
+    eraser = {(r[0], r[1]): r[2:] for r in csv.reader((results / "tables/synthetic_eraser.csv").open())}
+    assert {m for _, m in eraser} >= {"COMP", "MMI", "CDA", "ICDA"}  # ERASER's metrics of each method
     table = (results / "tables/synthetic.md").read_text()
     assert "ICDA" in table and "±" in table
     for name in ("alpha_all.png", "alpha_synthetic.png"):
@@ -387,3 +391,50 @@ def test_tiny_sweep_writes_the_dev_table_and_its_choice(tmp_path):
     assert chosen["chosen"] in ("base", "blind")
     table = (results / "sweep.md").read_text()
     assert "| base |" in table and "| blind |" in table and (results / "sweep.png").stat().st_size > 0
+
+
+def _finished_tiny_run(root: Path, last: int, taken: int) -> None:
+    """The files a finished tiny run (tests/fixtures/tiny_workflow.yaml) leaves before its
+    tables: run 1 stops after iteration ``last`` and takes ``taken`` as ICDA (placeholders but
+    the stop decisions), all dated alike, so that a dry run plans only what is missing."""
+    results = root / "results"
+    files = ["unavailable.json", "tables/groups.json", "synthetic/dataset.json", "synthetic/settings.json",
+             "synthetic/embeddings.pt", "synthetic/baselines.json",
+             *(f"synthetic/data/{name}" for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "stats.json")),
+             "synthetic/run1/summary.json", "synthetic/run1/comp/candidates/.snakemake_timestamp",
+             "synthetic/run1/comp/choice.json", "synthetic/run1/comp/eval.json"]
+    for k in range(last + 1):
+        files += [f"synthetic/run1/iter{k}/{name}" for name in (
+            "candidates/.snakemake_timestamp", "choice.json", "pools.json", "augmented/train.jsonl",
+            "augmented/dev.jsonl", "eval.json")]
+        decision = {"iteration": k, "stop": k == last, "converged": k == last, "reason": "test",
+                    "final_iteration": taken if k == last else None}
+        (results / f"synthetic/run1/iter{k}").mkdir(parents=True, exist_ok=True)
+        (results / f"synthetic/run1/iter{k}/converge.json").write_text(json.dumps(decision))
+        files.append(f"synthetic/run1/iter{k}/converge.json")
+    for name in files:
+        path = results / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.write_text("{}")
+    for path in results.rglob("*"):
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+
+
+def test_dry_run_scores_eraser_for_mmi_cda_icda_and_comp_only(tmp_path):
+    """A finished run of four iterations that takes iteration 2 as ICDA: the tables ask for the
+    ERASER scores of iterations 0 (MMI), 1 (CDA), 2 (ICDA) and of COMP, not of iteration 3, and
+    read every dataset's baselines."""
+    _finished_tiny_run(tmp_path, last=3, taken=2)
+    (tmp_path / "results/synthetic/baselines.json").unlink()
+    proc = snakemake("-n", "--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+                     "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workflow.yaml"),
+                     "--config", f"data_dir={tmp_path / 'data'}", "--", "results/tables/summary.md")
+    jobs = _job_blocks(proc.stdout + proc.stderr)
+    scored = sorted(job["output"].split(", ")[0] for job in jobs if job["rule"].startswith("eraser_scores"))
+    assert scored == ["results/synthetic/run1/comp/eraser_scores.json",
+                      *(f"results/synthetic/run1/iter{k}/eraser_scores.json" for k in (0, 1, 2))]
+    assert sorted(job["rule"] for job in jobs) == ["baselines", "eraser_scores", "eraser_scores", "eraser_scores",
+                                                   "eraser_scores_comp", "tables"]
+    tables, = (job for job in jobs if job["rule"] == "tables")
+    assert all(path in tables["input"] for path in scored) and "results/synthetic/baselines.json" in tables["input"]

@@ -46,12 +46,15 @@ def register(sub) -> None:
                    help="also export documents annotated with no rationale sentence (evidences: []): ERASER's "
                    "precision then equals eval.json's, its soft-score AUPRC is not to be trusted")
     p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")
+    p.add_argument("--dataset", help="dataset name recorded in --scores (as eval.json records it)")
+    p.add_argument("--run", type=int, help="run recorded in --scores")
+    p.add_argument("--iteration", type=int, help="ICDA iteration recorded in --scores (left out: COMP or none)")
     p.set_defaults(func=run, parser=p)
 
 
 def run(args: argparse.Namespace) -> None:
     from icda.eraser_metrics import AOPC_THRESHOLDS
-    from icda.io import write_json
+    from icda.records import EraserScores
 
     thresholds = tuple(args.aopc_thresholds or AOPC_THRESHOLDS)
     if args.score_only:
@@ -59,9 +62,12 @@ def run(args: argparse.Namespace) -> None:
             args.parser.error("--score-only needs --predictions")
         from icda.steps.eraser import score_eraser
 
+        from icda.steps.eraser import finite
+
         scores = score_eraser(args.out_dir, args.predictions, args.split, aopc_thresholds=thresholds)
+        scores |= {k: v for k in ("dataset", "run", "iteration") if (v := getattr(args, k)) is not None}
         if args.scores is not None:
-            write_json(scores, args.scores)
+            EraserScores.from_json(finite(scores)).write(args.scores)
     else:
         if args.data_dir is None:
             args.parser.error("--data-dir is required (but for --score-only)")
@@ -72,7 +78,8 @@ def run(args: argparse.Namespace) -> None:
         out = export_eraser(args.data_dir, args.out_dir, args.split, model=args.model, choice=args.choice,
                             settings_path=args.settings, embeddings=args.embeddings, predictions=args.predictions,
                             scores=args.scores, device=args.device, thresholds=thresholds,
-                            keep_empty=args.keep_empty_rationale)
+                            keep_empty=args.keep_empty_rationale,
+                            labels={"dataset": args.dataset, "run": args.run, "iteration": args.iteration})
         print(f"{len(out.documents)} documents -> {args.out_dir} (left out: {len(out.unlabelled)} without a label, "
               f"{len(out.unannotated)} without ground truth)", file=sys.stderr)
         scores = out.scores

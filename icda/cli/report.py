@@ -1,5 +1,5 @@
-"""``python -m icda report {tables,plots,viewer,compute}``: result tables, convergence plots,
-the rationale viewer and the compute-cost summary.
+"""``python -m icda report {tables,plots,viewer,compute,baselines}``: result tables, convergence
+plots, the rationale viewer, the compute-cost summary and the chance baselines of the tables.
 
 Examples::
 
@@ -10,6 +10,9 @@ Examples::
         --evals results/restaurant/run*/iter*/eval.json \
         --augmented results/restaurant/icda_dataset.jsonl --out results/restaurant/rationales.html
     python -m icda report compute --summaries results/*/run*/summary.json --out-dir results/tables
+    python -m icda report baselines --test results/restaurant/data/test.jsonl \
+        --settings results/restaurant/settings.json --spec results/restaurant/dataset.json \
+        --out results/restaurant/baselines.json
 
 Table groups come from ``--groups`` (JSON: ``{"table1_real": ["appearance", ...], ...}``), or
 from the ``report: groups:`` mapping of a workflow config (``--config``), or default to the
@@ -45,6 +48,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help='dataset → what is missing and how to get it, listed in the tables')
     tables.add_argument("--summaries", nargs="*", type=Path, metavar="JSON",
                         help="run summary.json files: ICDA is the iteration each names (default: the last)")
+    tables.add_argument("--eraser", nargs="*", type=Path, metavar="JSON",
+                        help="eraser_scores.json files (python -m icda export-eraser --scores ... --dataset "
+                             "... --run ... [--iteration ...]) of MMI, CDA, ICDA and COMP: each group also "
+                             "gets <group>_eraser.csv/.md")
+    tables.add_argument("--baselines", nargs="*", type=Path, metavar="JSON",
+                        help="baselines.json files (python -m icda report baselines): the precision "
+                             "tables get the rows Random and Keyword")
     tables.add_argument("--metric", default="precision",
                         choices=["precision", "recall", "f1", "accuracy"],
                         help="metric tabulated (default: precision, as in the paper; others "
@@ -95,13 +105,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compute.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
     compute.set_defaults(func=run)
 
+    from icda.report.baselines import DRAWS, SEED
+
+    baselines = sub.add_parser(
+        "baselines", help="test precision of a random and a keyword selector (the tables' chance rows)",
+        description="Write baselines.json: per draw, the test precision of k random sentences per "
+                    "document and, where the spec has keywords, of the keyword rule "
+                    "(icda/report/baselines.py).")
+    baselines.add_argument("--test", required=True, type=Path, metavar="JSONL",
+                           help="prepared test split, e.g. results/<dataset>/data/test.jsonl")
+    baselines.add_argument("--settings", required=True, type=Path, metavar="JSON",
+                           help="the dataset's settings.json (model.k, encoder.max_sentences)")
+    baselines.add_argument("--spec", required=True, type=Path, metavar="JSON",
+                           help="the dataset's dataset.json (its name and keywords)")
+    baselines.add_argument("--out", required=True, type=Path, help="e.g. results/<dataset>/baselines.json")
+    baselines.add_argument("--draws", type=int, default=DRAWS, help=f"draws of each baseline (default {DRAWS})")
+    baselines.add_argument("--seed", type=int, default=SEED, help=f"seed of the draws (default {SEED})")
+    baselines.set_defaults(func=run)
+
 
 def run_tables(args: argparse.Namespace) -> int:
     from icda.report.inputs import load_groups, load_unavailable
     from icda.report.tables import icda_iterations, write_tables
 
     write_tables(args.evals, args.out_dir, load_groups(args.groups, args.config), load_unavailable(args.unavailable),
-                 metric=args.metric, icda=icda_iterations(args.summaries))
+                 metric=args.metric, icda=icda_iterations(args.summaries), eraser=args.eraser,
+                 baselines=args.baselines)
     return 0
 
 
@@ -128,8 +157,17 @@ def run_compute(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_baselines(args: argparse.Namespace) -> int:
+    from icda.report.baselines import write_baselines
+
+    if args.draws < 1:
+        raise SystemExit(f"--draws is {args.draws}: give at least 1 draw")
+    write_baselines(args.test, args.settings, args.spec, args.out, args.draws, args.seed)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Dispatch ``report tables`` / ``plots`` / ``viewer`` / ``compute``."""
+    """Dispatch ``report tables`` / ``plots`` / ``viewer`` / ``compute`` / ``baselines``."""
     commands = {"tables": run_tables, "plots": run_plots, "viewer": run_viewer,
-                "compute": run_compute}
+                "compute": run_compute, "baselines": run_baselines}
     return commands[args.report_command](args)

@@ -12,6 +12,8 @@ from icda.schema import section_defaults
 
 #: what a table group's name may be (as a dataset's): it becomes the file names <name>.csv/.md/.tex
 GROUP_NAME = re.compile(r"[A-Za-z0-9_-]+")
+#: what a group's ERASER tables add to its name (<name>_eraser.csv/.md, :mod:`icda.report.tables`)
+ERASER_SUFFIX = "_eraser"
 #: the group names taken in the tables' folder (results/tables), in lower case: name → what has it
 RESERVED_GROUP_NAMES = {
     "summary": "summary.md (every table and the unavailable datasets)",
@@ -28,8 +30,9 @@ def check_group_names(groups: dict, where: str) -> None:
     Raises:
         ConfigError: a name is not letters, digits, ``_`` and ``-`` (``../x`` would write outside
             the folder); it is one of :data:`RESERVED_GROUP_NAMES` in any case (its tables and
-            that file would overwrite each other); or two names differ only in case (one file on
-            a case-insensitive file system). Each names ``<where>.<name>`` and the fix.
+            that file would overwrite each other); two names differ only in case (one file on
+            a case-insensitive file system); or one is another's name with :data:`ERASER_SUFFIX`
+            (its tables are the other's ERASER tables). Each names ``<where>.<name>`` and the fix.
     """
     seen: dict[str, str] = {}
     for name in groups:
@@ -46,6 +49,11 @@ def check_group_names(groups: dict, where: str) -> None:
             raise ConfigError(f"{where}: {seen[name.lower()]!r} and {name!r} differ only in case, so their "
                               "tables are one file on a case-insensitive file system. Fix: rename one of them")
         seen[name.lower()] = name
+    for name in groups:
+        base = seen.get(name.lower().removesuffix(ERASER_SUFFIX)) if name.lower().endswith(ERASER_SUFFIX) else None
+        if base is not None:
+            raise ConfigError(f"{where}: the ERASER tables of group {base!r} are {base}{ERASER_SUFFIX}.csv and .md, "
+                              f"the files of group {name!r}. Fix: rename {name!r}")
 
 
 def _check_groups(groups: object, where: str) -> dict[str, list[str]]:

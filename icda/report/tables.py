@@ -10,6 +10,14 @@ CDA and ICDA is the iteration the run's stop rule took (its ``summary.json``'s
 Numbers in the tables are percentages (precision × 100), mean ± sample standard deviation
 (``ddof=1``) over the runs, one decimal, as in the paper. A cell with a single run reads
 ``"54.6 ± –"`` (no spread can be estimated from one run); a method with no result reads ``"–"``.
+
+Beside them, with the ``baselines.json`` of the datasets (:mod:`icda.report.baselines`), the
+precision tables get the rows ``Random`` (k random sentences per document) and, where a dataset
+of the table has ``keywords``, ``Keyword``: mean ± sd over the baseline's draws, never bold.
+With the ``eraser_scores.json`` of each run's MMI, CDA, ICDA and COMP selector
+(:class:`icda.records.EraserScores`, ``python -m icda export-eraser``), each group also gets
+``<group>_eraser.csv``/``.md``: ERASER's metrics (:data:`ERASER_COLUMNS`) per dataset and
+method, mean ± sd over the runs.
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ import pandas as pd
 
 from icda.errors import DataError, rebuild_fix
 from icda.io import atomic_path, atomic_write
-from icda.records import Evaluation, RunSummary
+from icda.report.inputs import ERASER_SUFFIX
+from icda.records import Baselines, EraserScores, Evaluation, RunSummary
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +63,16 @@ METRIC_NAMES = {"precision": "Rationale precision", "recall": "Rationale recall"
 
 DASH = "–"  # en dash: a missing value
 
+#: the chance rows of the precision tables (:mod:`icda.report.baselines`), after :data:`METHODS`
+BASELINE_ROWS = {"Random": "random", "Keyword": "keyword"}
+
+#: the columns of the ERASER tables (:attr:`icda.records.EraserScores.SUMMARY`) with their headers;
+#: the P/R/F1, IOU and AUPRC columns in percent (one decimal), the others as they are (three decimals)
+ERASER_COLUMNS = {"sentence_p": "Sent. P", "sentence_r": "Sent. R", "sentence_f1": "Sent. F1",
+                  "token_p": "Token P", "token_r": "Token R", "token_f1": "Token F1", "iou_f1": "IOU F1",
+                  "sentence_auprc": "Sent. AUPRC", "comprehensiveness": "Comp.", "sufficiency": "Suff.",
+                  "comprehensiveness_aopc": "Comp. AOPC", "sufficiency_aopc": "Suff. AOPC"}
+
 def read_evaluation(path: str | Path) -> Evaluation:
     """Read one ``eval.json`` (:class:`icda.records.Evaluation`) as a table row's source: it must
     name its dataset and run, and have a precision.
@@ -81,6 +100,71 @@ def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, i
         summary = RunSummary.read(path)
         out[summary.dataset, summary.run] = summary.icda_iteration
     return out
+
+
+def load_baselines(paths: Iterable[str | Path] | None) -> dict[str, Baselines]:
+    """{dataset: its :class:`icda.records.Baselines`} from ``baselines.json`` files (none: {}).
+
+    Raises:
+        DataError: a file is missing or malformed, or two files are of the same dataset.
+    """
+    out, origin = {}, {}
+    for path in paths or []:
+        record = Baselines.read(path)
+        if record.dataset in out:
+            raise DataError(path, None, f"the baselines of {record.dataset} are also in {origin[record.dataset]}",
+                            "pass each dataset's baselines.json once")
+        out[record.dataset], origin[record.dataset] = record, path
+    return out
+
+
+def load_eraser(paths: Iterable[str | Path], evaluations: pd.DataFrame) -> pd.DataFrame:
+    """Read ``eraser_scores.json`` files into a long form, one row per (file, method role).
+
+    The roles are those of the evaluation of the same (dataset, run, iteration) in
+    ``evaluations`` (:func:`load_evaluations`): iteration 0 is MMI, 1 CDA, the taken one ICDA,
+    no iteration COMP; a file of an intermediate iteration gets no row.
+
+    Returns:
+        DataFrame with columns dataset, run, iteration (Int64, <NA> for COMP), method and one
+        float column per :data:`ERASER_COLUMNS` (NaN where ERASER has no number).
+
+    Raises:
+        DataError: a file is malformed (:class:`icda.records.EraserScores`), lacks its dataset or
+            run, has no evaluation among ``evaluations``, or repeats another's (dataset, run,
+            iteration).
+    """
+    roles: dict[tuple, list[str]] = {}
+    for row in evaluations.itertuples(index=False):
+        key = (row.dataset, int(row.run), None if pd.isna(row.iteration) else int(row.iteration))
+        roles.setdefault(key, [])
+        if not pd.isna(row.method):
+            roles[key].append(row.method)
+    rows, origin = [], {}
+    for path in paths:
+        record = EraserScores.read(path)
+        for name in ("dataset", "run"):
+            if getattr(record, name) is None:
+                raise DataError(path, None, f"not ERASER scores of the workflow: field '{name}' is missing or null",
+                                "write it with `python -m icda export-eraser ... --scores FILE --dataset NAME "
+                                "--run R [--iteration K]` (no --iteration for COMP)")
+        key = (record.dataset, record.run, record.iteration)
+        what = "COMP" if key[2] is None else f"iteration {key[2]}"
+        if key in origin:
+            raise DataError(path, None, f"{key[0]} run {key[1]} {what} is also in {origin[key]}",
+                            "pass each ERASER scores file once")
+        origin[key] = Path(path)
+        if key not in roles:
+            raise DataError(path, None, f"no evaluation (eval.json) of {key[0]} run {key[1]} {what} was given, so "
+                            "its method (MMI, CDA, ICDA, COMP) is not known",
+                            "pass the eval.json files of every iteration of the run and of its COMP")
+        values = record.summary()
+        for method in roles[key]:
+            rows.append({"dataset": key[0], "run": key[1], "iteration": key[2], "method": method}
+                        | {c: values[c] for c in ERASER_COLUMNS})
+    df = pd.DataFrame(rows, columns=["dataset", "run", "iteration", "method", *ERASER_COLUMNS])
+    return df.astype({"dataset": "string", "run": "int64", "iteration": "Int64", "method": "string"}
+                     | dict.fromkeys(ERASER_COLUMNS, "float64"))
 
 
 def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], int] | None = None) -> pd.DataFrame:
@@ -185,6 +269,68 @@ def method_stats(df: pd.DataFrame, datasets: list[str], metric: str = "precision
     return out
 
 
+def baseline_stats(baselines: dict[str, Baselines], datasets: list[str]) -> pd.DataFrame:
+    """Mean, sample sd (ddof=1) and number of draws of each baseline's precision in percent, in
+    :func:`method_stats`' layout, indexed by the rows of :data:`BASELINE_ROWS` that some dataset
+    of ``datasets`` has (``Keyword``: only with ``keywords``; none without baselines)."""
+    rows = [row for row, field in BASELINE_ROWS.items()
+            if any(getattr(baselines[ds], field) is not None for ds in datasets if ds in baselines)]
+    columns = pd.MultiIndex.from_product([datasets, ["mean", "sd", "n"]], names=["dataset", "stat"])
+    out = pd.DataFrame(index=pd.Index(rows, name="method"), columns=columns, dtype="float64")
+    for row in rows:
+        for ds in datasets:
+            draws = getattr(baselines[ds], BASELINE_ROWS[row]) if ds in baselines else None
+            values = pd.Series([v for v in draws or [] if v is not None], dtype="float64") * 100.0
+            out.loc[row, (ds, "mean")] = values.mean() if len(values) else math.nan
+            out.loc[row, (ds, "sd")] = values.std(ddof=1) if len(values) > 1 else math.nan
+            out.loc[row, (ds, "n")] = len(values)
+    for ds in datasets:
+        out[(ds, "n")] = out[(ds, "n")].fillna(0).astype("int64")
+    return out
+
+
+def eraser_stats(df: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
+    """Mean and sample sd (ddof=1) over runs of each :data:`ERASER_COLUMNS` per dataset and method.
+
+    Args:
+        df: long form from :func:`load_eraser`.
+        datasets: row order; only those with scores get rows.
+
+    Returns:
+        DataFrame indexed by (dataset, method) (methods in :data:`METHODS` order, those with
+        scores), columns ``<metric>_mean``, ``<metric>_sd`` (the file's units: fractions) and ``n``
+        (runs); sd NaN with fewer than two runs.
+    """
+    index, records = [], []
+    for ds in datasets:
+        for method in METHODS:
+            part = df[(df["dataset"] == ds) & (df["method"] == method)]
+            if part.empty:
+                continue
+            index.append((ds, method))
+            rec = {"n": len(part)}
+            for c in ERASER_COLUMNS:
+                rec[f"{c}_mean"] = part[c].mean()
+                rec[f"{c}_sd"] = part[c].std(ddof=1) if part[c].count() > 1 else math.nan
+            records.append(rec)
+    columns = [f"{c}_{stat}" for c in ERASER_COLUMNS for stat in ("mean", "sd")] + ["n"]
+    return pd.DataFrame(records, columns=columns,
+                        index=pd.MultiIndex.from_tuples(index, names=["dataset", "method"]) if index
+                        else pd.MultiIndex.from_arrays([[], []], names=["dataset", "method"]))
+
+
+def eraser_cell(column: str, mean: float, sd: float) -> str:
+    """An ERASER table's cell: P/R/F1, IOU and AUPRC in percent with one decimal
+    (``"54.6 ± 5.0"``), comprehensiveness, sufficiency and AOPC as they are with three
+    (``"0.123 ± 0.010"``); ``"± –"`` for one run, ``"–"`` without a number."""
+    if math.isnan(mean):
+        return DASH
+    _, (low, _) = EraserScores.SUMMARY[column]
+    scale, digits = (100.0, 1) if low == 0 else (1.0, 3)
+    spread = DASH if math.isnan(sd) else f"{sd * scale:.{digits}f}"
+    return f"{mean * scale:.{digits}f} ± {spread}"
+
+
 def _cell(mean: float, sd: float) -> str:
     if math.isnan(mean):
         return DASH
@@ -237,12 +383,20 @@ def _runs_phrase(stats: pd.DataFrame, datasets: list[str]) -> str:
     return f"{ns[0]}–{ns[-1]} runs (per cell: see the CSV's _n columns)"
 
 
-def _caption(name: str, metric: str, stats: pd.DataFrame, datasets: list[str]) -> str:
+def _caption(name: str, metric: str, stats: pd.DataFrame, datasets: list[str],
+             chance: pd.DataFrame | None = None) -> str:
     data = GROUP_DATA.get(name, f"the {name} datasets")
-    return (f"{METRIC_NAMES[metric]} on the test set on {data}, in percent. "
+    text = (f"{METRIC_NAMES[metric]} on the test set on {data}, in percent. "
             f"Mean and sample standard deviation over {_runs_phrase(stats, datasets)}. "
             "MMI: iteration 0; CDA: iteration 1; ICDA: the iteration each run's stop rule took; "
             "COMP: complement control.")
+    if chance is not None and len(chance.index):
+        draws = sorted({int(chance.loc[r, (ds, "n")]) for r in chance.index for ds in datasets} - {0})
+        text += (f" Random: k random sentences per document, mean and sd over "
+                 f"{'/'.join(map(str, draws)) or 'the'} draws.")
+        if "Keyword" in chance.index:
+            text += " Keyword: the first sentence containing one of the dataset's keywords, else a random one."
+    return text
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -267,19 +421,23 @@ def _one_line(text: str) -> str:
 
 
 def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, metric: str,
-                 unavailable: dict[str, str]) -> tuple[list[Path], str]:
+                 unavailable: dict[str, str], baselines: dict[str, Baselines] | None = None) -> tuple[list[Path], str]:
     """Write ``<name>.csv/.md/.tex`` for one group; return the paths and the Markdown section
-    of summary.md (the table without the group's "Not available" list)."""
+    of summary.md (the table without the group's "Not available" list). With ``baselines``, a
+    precision table gets the rows of :func:`baseline_stats` after the methods."""
     have = set(df["dataset"])
     present = [ds for ds in group if ds in have]
     missing = [ds for ds in group if ds not in have]
     stem = name if metric == "precision" else f"{name}_{metric}"
     paths = [out_dir / f"{stem}.{ext}" for ext in ("csv", "md", "tex")]
     stats = method_stats(df, present, metric)
-    caption = _caption(name, metric, stats, present)
+    chance = baseline_stats(baselines, present) if baselines and metric == "precision" else None
+    rows = METHODS + ([] if chance is None else list(chance.index))
+    caption = _caption(name, metric, stats, present, chance)
     notes = _missing_lines(missing, unavailable)
 
-    flat = stats.copy()
+    full = stats if chance is None else pd.concat([stats, chance])
+    flat = full.copy()
     flat.columns = [f"{ds}_{stat}" for ds, stat in stats.columns]
     with atomic_path(paths[0]) as tmp:
         flat.to_csv(tmp, index_label="method")
@@ -290,6 +448,10 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
         for ds in present:
             for m in _best(stats, ds):
                 shown.loc[m, ds] = f"**{shown.loc[m, ds]}**"
+        if chance is not None:
+            shown = pd.concat([shown, pd.DataFrame(
+                {ds: [_cell(chance.loc[r, (ds, "mean")], chance.loc[r, (ds, "sd")]) for r in chance.index]
+                 for ds in present}, index=chance.index)])
         shown.columns = [display_name(ds) for ds in present]
         md_parts += [shown.to_markdown(), ""]
     else:
@@ -303,10 +465,10 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
     with atomic_write(paths[2]) as fh:
         if present:
             cells = pd.DataFrame(
-                {display_name(ds): [_latex_cell(stats.loc[m, (ds, "mean")],
-                                                stats.loc[m, (ds, "sd")], m in _best(stats, ds))
-                                    for m in METHODS] for ds in present},
-                index=METHODS)
+                {display_name(ds): [_latex_cell(full.loc[m, (ds, "mean")],
+                                                full.loc[m, (ds, "sd")], m in _best(stats, ds))
+                                    for m in rows] for ds in present},
+                index=rows)
             fh.write(cells.to_latex(escape=False, column_format="l" + "c" * len(present),
                                     caption=_latex_escape(caption), label=f"tbl:{stem}",
                                     position="t"))
@@ -315,6 +477,42 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
                      f"({', '.join(group)}).\n")
         for n in notes:
             fh.write(f"% not available: {_one_line(n)}\n")
+    return paths, section
+
+
+def _write_eraser_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path,
+                        unavailable: dict[str, str]) -> tuple[list[Path], str]:
+    """Write ``<name>_eraser.csv/.md`` for one group (:func:`eraser_stats`); return the paths and
+    the Markdown section of summary.md."""
+    present = [ds for ds in group if ds in set(df["dataset"])]
+    stem = f"{name}{ERASER_SUFFIX}"
+    paths = [out_dir / f"{stem}.{ext}" for ext in ("csv", "md")]
+    stats = eraser_stats(df, present)
+    with atomic_path(paths[0]) as tmp:
+        stats.to_csv(tmp)
+    runs = sorted(set(stats["n"].astype(int))) if len(stats) else []
+    caption = (f"ERASER's metrics (DeYoung et al. 2020) on the test set on "
+               f"{GROUP_DATA.get(name, f'the {name} datasets')}: sentence P/R/F1 (micro: Sent. P is the "
+               "precision of the method's table), token P/R/F1 and IOU F1 at 0.5 (macro, as ERASER reports "
+               "them), sentence AUPRC, in percent; comprehensiveness, sufficiency and their AOPC (bins 1, 5, "
+               "10, 20, 50 % of the tokens), differences of the predicted class's probability. Documents "
+               "with ground truth only (docs/outputs.md, ERASER format). Mean and sample standard deviation "
+               f"over {'/'.join(map(str, runs)) or 'the'} runs.")
+    md_parts = [f"### {stem}", "", caption, ""]
+    if len(stats):
+        shown = pd.DataFrame(
+            [[display_name(ds), method] + [eraser_cell(c, row[f"{c}_mean"], row[f"{c}_sd"]) for c in ERASER_COLUMNS]
+             for (ds, method), row in stats.iterrows()],
+            columns=["Dataset", "Method", *ERASER_COLUMNS.values()])
+        md_parts += [shown.to_markdown(index=False), ""]
+    else:
+        md_parts += [f"No ERASER scores for any dataset of this table ({', '.join(group)}).", ""]
+    section = "\n".join(md_parts)
+    missing = [ds for ds in group if ds not in present]
+    if missing:
+        md_parts += ["Not available:", ""] + [f"- {_one_line(n)}" for n in _missing_lines(missing, unavailable)] + [""]
+    with atomic_write(paths[1]) as fh:
+        fh.write("\n".join(md_parts))
     return paths, section
 
 
@@ -328,7 +526,9 @@ def table_groups(groups: dict[str, list[str]], datasets: Iterable[str]) -> dict[
 
 def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, groups: dict[str, list[str]],
                  unavailable: dict[str, str] | None = None,
-                 metric: str = "precision", icda: dict[tuple[str, int], int] | None = None) -> list[Path]:
+                 metric: str = "precision", icda: dict[tuple[str, int], int] | None = None,
+                 eraser: pd.DataFrame | Iterable[str | Path] | None = None,
+                 baselines: dict[str, Baselines] | Iterable[str | Path] | None = None) -> list[Path]:
     """Write the result tables (paper Tables 1 and 2) and the long-form results.
 
     For each group ``name`` → datasets: ``<name>.csv`` (numeric: per dataset ``<ds>_mean``,
@@ -352,6 +552,13 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
         metric: one of :data:`METRICS`.
         icda: {(dataset, run): the iteration taken as ICDA} (:func:`icda_iterations`), used when
             ``df`` is paths.
+        eraser: long form from :func:`load_eraser`, or the ``eraser_scores.json`` paths to load
+            (their methods: those of the evaluations); given, each group also gets
+            ``<name>_eraser.csv`` (rows (dataset, method), columns ``<metric>_mean``,
+            ``<metric>_sd`` as fractions and ``n`` runs) and ``<name>_eraser.md``
+            (:func:`eraser_cell`), whatever ``metric``.
+        baselines: {dataset: :class:`icda.records.Baselines`} (:func:`load_baselines`), or the
+            ``baselines.json`` paths: the precision tables get their rows (:func:`baseline_stats`).
 
     Returns:
         The paths written.
@@ -361,6 +568,10 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
     """
     if not isinstance(df, pd.DataFrame):
         df = load_evaluations(df, icda)
+    if eraser is not None and not isinstance(eraser, pd.DataFrame):
+        eraser = load_eraser(eraser, df)
+    if baselines is not None and not isinstance(baselines, dict):
+        baselines = load_baselines(baselines)
     out_dir = Path(out_dir)
     groups = table_groups(groups, set(df["dataset"]))
     unavailable = dict(unavailable or {})
@@ -369,9 +580,13 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
 
     written, sections = [], []
     for name, members in groups.items():
-        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable)
+        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable, baselines)
         written += paths
         sections.append(markdown)
+        if eraser is not None:
+            paths, markdown = _write_eraser_group(eraser, name, list(members), out_dir, unavailable)
+            written += paths
+            sections.append(markdown)
 
     all_path = out_dir / "all_results.csv"
     with atomic_path(all_path) as tmp:

@@ -45,8 +45,8 @@ from typing import Any, Sequence
 from icda.data.document import Document, read_documents
 from icda.eraser_metrics import AOPC_THRESHOLDS, IOU_THRESHOLDS, score_results
 from icda.errors import DataError
-from icda.io import atomic_write, read_jsonl, write_json, write_jsonl
-from icda.records import MODEL_FILE, Choice
+from icda.io import atomic_write, read_jsonl, write_jsonl
+from icda.records import MODEL_FILE, Choice, EraserScores
 
 log = logging.getLogger(__name__)
 
@@ -272,7 +272,7 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
                   settings_path: str | Path | None = None, embeddings: str | Path | None = None,
                   predictions: str | Path | None = None, scores: str | Path | None = None,
                   device: str = "auto", thresholds: Sequence[float] = AOPC_THRESHOLDS,
-                  keep_empty: bool = False) -> EraserExport:
+                  keep_empty: bool = False, labels: dict[str, Any] | None = None) -> EraserExport:
     """Write the ERASER data directory of ``split`` (:func:`export_data`) and, given a model, its
     predictions JSONL (:func:`predict_eraser`) and, given ``scores``, a JSON of ERASER's metrics on
     them (:func:`icda.eraser_metrics.score_results`, IOU threshold 0.5) with the paper's
@@ -288,6 +288,11 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
         device: ``"auto"``, ``"cpu"``, ``"cuda"``, … (the model card's own device is ignored).
         keep_empty: also export the documents annotated with no rationale sentence
             (:func:`export_data`).
+        labels: what the scores are of, recorded in them (``dataset``, ``run``, ``iteration``:
+            None for COMP), as ``eval.json`` records it; the tables read them.
+
+    The scores file is written through :class:`icda.records.EraserScores` (a NaN, which ERASER's
+    soft metrics give a document without a positive, is written as null).
 
     Raises:
         ValueError: both ``model`` and ``choice``, or a model without ``predictions``.
@@ -323,9 +328,21 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
         out.scores |= {"paper": {k: paper[k] for k in ("precision", "recall", "f1", "accuracy", "n_docs")},
                        "model": str(folder / MODEL_FILE), "split": split,
                        "left_out": {"unlabelled": out.unlabelled, "unannotated": out.unannotated}}
-        write_json(out.scores, scores)
+        out.scores |= {k: v for k, v in (labels or {}).items() if v is not None}
+        EraserScores.from_json(finite(out.scores)).write(scores)
     log.info("predictions of %s -> %s", folder / MODEL_FILE, out.predictions)
     return out
+
+
+def finite(obj: Any) -> Any:
+    """``obj`` with every NaN or infinite float replaced by None (JSON has no such numbers)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [finite(v) for v in obj]
+    return obj
 
 
 def read_eraser_documents(out_dir: str | Path, docids: Sequence[str]) -> dict[str, list[list[str]]]:

@@ -115,6 +115,24 @@ def get_all_evaluations(wildcards):
     return paths
 
 
+def tabled_iterations(dataset, run):
+    """The iterations of a run the tables name: 0 (MMI), 1 (CDA) and the one taken as ICDA."""
+    last = last_iteration(dataset, run)
+    return sorted({0, 1, icda_iteration(dataset, run)} & set(range(last + 1)))
+
+
+def get_eraser_scores(wildcards):
+    """The ERASER scores the tables read: of MMI, CDA, ICDA and COMP of every run (walks the
+    checkpoints; no other iteration is scored)."""
+    paths = []
+    for dataset in AVAILABLE:
+        for run in RUNS:
+            paths += [f"{ITER}/eraser_scores.json".format(dataset=dataset, run=run, k=k)
+                      for k in tabled_iterations(dataset, run)]
+            paths.append(f"{COMP}/eraser_scores.json".format(dataset=dataset, run=run))
+    return paths
+
+
 def get_dataset_evaluations(wildcards):
     """Every iteration's eval.json of every run of one dataset (the rationale viewer's input)."""
     return [path for run in RUNS for path in iteration_files(wildcards.dataset, run, "eval.json")]

@@ -26,3 +26,51 @@ rule eraser:
     shell:
         "python -m icda export-eraser --data-dir {params.data:q} --out-dir {params.out:q} --model {params.model:q}"
         " {params.args} --predictions {output.predictions:q} --scores {output.scores:q} > {log:q} 2>&1"
+
+
+rule eraser_scores:
+    """ERASER's metrics of one iteration's chosen selector on the test split, beside its eval.json
+    (the tables ask for those of MMI, CDA and ICDA only: get_eraser_scores). The ERASER data
+    directory and predictions are temporary; the scores stay."""
+    input:
+        data=rules.prepare.output,
+        embeddings=get_embeddings,
+        choice=f"{ITER}/choice.json",
+        candidates=get_candidates,
+    output:
+        scores=f"{ITER}/eraser_scores.json",
+        export=temp(directory(f"{ITER}/eraser_export")),
+    params:
+        data=get_data_dir,
+        args=get_embeddings_arg,
+    log:
+        "results/logs/{dataset}/run{run}/iter{k}/eraser_scores.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda export-eraser --data-dir {params.data:q} --out-dir {output.export:q} --choice {input.choice:q}"
+        " {params.args} --predictions {output.export:q}/predictions.jsonl --scores {output.scores:q}"
+        " --dataset {wildcards.dataset} --run {wildcards.run} --iteration {wildcards.k} > {log:q} 2>&1"
+
+
+rule eraser_scores_comp:
+    """ERASER's metrics of a run's COMP selector on the test split, beside its eval.json."""
+    input:
+        data=rules.prepare.output,
+        embeddings=get_embeddings,
+        choice=f"{COMP}/choice.json",
+        candidates=COMP_CANDIDATES,
+    output:
+        scores=f"{COMP}/eraser_scores.json",
+        export=temp(directory(f"{COMP}/eraser_export")),
+    params:
+        data=get_data_dir,
+        args=get_embeddings_arg,
+    log:
+        "results/logs/{dataset}/run{run}/comp/eraser_scores.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda export-eraser --data-dir {params.data:q} --out-dir {output.export:q} --choice {input.choice:q}"
+        " {params.args} --predictions {output.export:q}/predictions.jsonl --scores {output.scores:q}"
+        " --dataset {wildcards.dataset} --run {wildcards.run} > {log:q} 2>&1"

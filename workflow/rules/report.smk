@@ -1,17 +1,40 @@
 # Tables (paper Table 1/2 layout) and convergence plots, attached to the HTML report.
+from icda.report.inputs import ERASER_SUFFIX
 from icda.report.tables import table_groups
+
+
+rule baselines:
+    """The test precision of k random sentences per document and of the keyword rule
+    (icda/report/baselines.py): the chance rows of the tables."""
+    input:
+        test="results/{dataset}/data/test.jsonl",
+        settings=SETTINGS,
+        spec="results/{dataset}/dataset.json",
+    output:
+        "results/{dataset}/baselines.json",
+    log:
+        "results/logs/{dataset}/baselines.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda report baselines --test {input.test:q} --settings {input.settings:q} --spec {input.spec:q}"
+        " --out {output:q} > {log:q} 2>&1"
 
 
 rule tables:
     input:
         evals=get_all_evaluations,
         summaries=run_summaries(),
+        eraser=get_eraser_scores,
+        baselines=expand("results/{dataset}/baselines.json", dataset=AVAILABLE),
         unavailable="results/unavailable.json",
         groups="results/tables/groups.json",
     output:
         summary=report("results/tables/summary.md", caption="../report/tables.rst", category="Tables"),
         all_results="results/tables/all_results.csv",
         tables=expand("results/tables/{name}.{ext}", ext=["csv", "md", "tex"],
+                      name=table_groups(config["report"]["groups"], AVAILABLE)),
+        eraser=expand(f"results/tables/{{name}}{ERASER_SUFFIX}.{{ext}}", ext=["csv", "md"],
                       name=table_groups(config["report"]["groups"], AVAILABLE)),
     params:
         out=get_out_dir,
@@ -21,6 +44,7 @@ rule tables:
         "../../environment.yml"
     shell:
         "python -m icda report tables --evals {input.evals:q} --summaries {input.summaries:q} --out-dir {params.out:q}"
+        " --eraser {input.eraser:q} --baselines {input.baselines:q}"
         " --unavailable {input.unavailable:q} --groups {input.groups:q} > {log:q} 2>&1"
 
 
