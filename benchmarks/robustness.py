@@ -172,6 +172,21 @@ def plot(rows: list[dict], out: Path) -> None:
     fig.savefig(out / "curves.png", dpi=110)
 
 
+def cpu_minutes(out: Path) -> dict[str, float]:
+    """{kernel path: CPU minutes of its embedding and training jobs} from Snakemake's benchmark
+    files (the bookkeeping jobs, about 2 % of a run, have none)."""
+    totals = {}
+    for path in PATHS:
+        seconds = 0.0
+        for tsv in (out / path / "results" / "benchmarks").glob("**/*.tsv"):
+            with open(tsv, encoding="utf-8") as f:
+                rows = list(csv.DictReader(f, delimiter="\t"))
+            seconds += sum(float(r["cpu_time"]) for r in rows if r.get("cpu_time") not in (None, "", "NA"))
+        if seconds:
+            totals[path] = seconds / 60
+    return totals
+
+
 def write_csv(rows: list[dict], out: Path) -> None:
     with open(out / "runs.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -209,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows))
     print()
     print(curves_table(rows))
+    print()
+    print("CPU minutes of the embedding and training jobs: " +
+          ", ".join(f"{path} {minutes:.1f}" for path, minutes in cpu_minutes(args.out).items()))
     if args.dev:
         sys.path.insert(0, str(REPO / "benchmarks"))
         from loop_diagnostics import diagnostics_table
