@@ -301,7 +301,10 @@ def test_tiny_end_to_end_run(tmp_path):
     again = snakemake(*args, "-n")
     assert "Nothing to be done" in again.stdout + again.stderr
     # other seeds (a param of train and select, not a file) retrain from iteration 0 on
-    reseeded = snakemake(*args, "runs=[[42, 44]]", "-n").stdout
+    reseed = tmp_path / "reseed.yaml"
+    reseed.write_text("runs: [[42, 44]]\n")
+    at = args.index("--config")
+    reseeded = snakemake(*args[:at], str(reseed), *args[at:], "-n").stdout
     assert "results/synthetic/run1/iter0/candidates" in reseeded and "Params have changed" in reseeded, reseeded[-3000:]
 
 
