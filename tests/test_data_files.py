@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import os
 import threading
 import time
 from pathlib import Path
@@ -174,3 +175,71 @@ def test_a_missing_remote_file_is_reported_as_not_found_with_the_url(tmp_path, o
     assert f"{url}toy/train.txt was not found on the server (HTTP 404" in err.value.problem
     assert "internet" not in err.value.fix and "datasets.toy.url" in err.value.fix
     assert not list((tmp_path / "data").rglob("*.*"))
+
+
+# ------------------------------------------------------------------ reruns follow the content
+
+
+def test_data_checksums_are_the_files_sha256_and_none_for_a_missing_file(tmp_path):
+    import hashlib
+
+    from icda import workflow_config
+
+    write_toy(tmp_path)
+    (tmp_path / "toy/dev.txt").unlink()
+    config = {"data_dir": str(tmp_path), "datasets": {"toy": SPEC}}
+    got = workflow_config.data_checksums(config, "toy")
+    assert got == {str(tmp_path / "toy/train.txt"): hashlib.sha256((tmp_path / "toy/train.txt").read_bytes()).hexdigest(),
+                   str(tmp_path / "toy/dev.txt"): None,
+                   str(tmp_path / "toy/test.txt"): hashlib.sha256((tmp_path / "toy/test.txt").read_bytes()).hexdigest()}
+    before = (tmp_path / "toy/test.txt").stat()
+    (tmp_path / "toy/test.txt").write_bytes((tmp_path / "toy/test.txt").read_bytes().replace(b"good", b"fine"))
+    os.utime(tmp_path / "toy/test.txt", ns=(before.st_atime_ns, before.st_mtime_ns))  # same size and mtime
+    assert workflow_config.data_checksums(config, "toy")[str(tmp_path / "toy/test.txt")] == \
+        hashlib.sha256((tmp_path / "toy/test.txt").read_bytes()).hexdigest()
+
+
+def test_prepare_reruns_when_a_data_file_changes_content_but_not_mtime(tmp_path):
+    from test_reliability import planned_jobs, toy_files, workflow_args
+    from test_workflow import snakemake
+
+    toy_files(tmp_path / "data")
+    args = workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"])
+    target = "results/toy/data/stats.json"
+    snakemake(target, *args)
+    assert planned_jobs(snakemake("-n", target, *args)) == {}
+
+    test = tmp_path / "data/toy/test.txt"
+    original, before = test.read_bytes(), test.stat()
+    later = time.time() + 60
+    os.utime(test, (later, later))  # same content, another mtime (touch)
+    assert planned_jobs(snakemake("-n", target, *args)) == {}
+
+    test.write_bytes(original.replace(b"was good", b"was fine"))  # other content, the old mtime (cp -p)
+    os.utime(test, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert planned_jobs(snakemake("-n", target, *args)) == {"prepare": 1}
+
+    test.write_bytes(original)  # the original back: nothing to do
+    assert planned_jobs(snakemake("-n", target, *args)) == {}
+
+    older = tmp_path / "data/toy/older.txt"  # an older file moved in its place
+    older.write_bytes(original.replace(b"was bad", b"was poor"))
+    os.utime(older, (before.st_mtime - 3600, before.st_mtime - 3600))
+    os.replace(older, test)
+    assert planned_jobs(snakemake("-n", target, *args)) == {"prepare": 1}
+
+
+def test_prepare_after_a_download_does_not_rerun_for_the_checksums(tmp_path):
+    """The files a download job writes are hashed when prepare runs, not when the run starts
+    (they are absent then), so the next invocation finds nothing changed."""
+    from test_reliability import planned_jobs, toy_files, workflow_args
+    from test_workflow import snakemake
+
+    toy_files(tmp_path / "remote")
+    toy = SPEC | {"url": (tmp_path / "remote").as_uri() + "/", "allow_file_url": True}
+    args = workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"], datasets={"toy": toy})
+    target = "results/toy/data/stats.json"
+    assert planned_jobs(snakemake("-n", target, *args)) == {"download_toy": 1, "prepare": 1, "dataset_spec": 1,
+                                                            "dataset_download_spec": 1}
+    snakemake(target, *args)
+    assert planned_jobs(snakemake("-n", target, *args)) == {}
