@@ -9,6 +9,7 @@ Kept here (not in the .smk files) so that the workflow's decisions are plain, te
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -301,6 +302,36 @@ def generate_gpus(config: dict, name: str) -> int:
 def data_files(config: dict, name: str) -> list[str]:
     """The data files dataset ``name`` is prepared from (rule ``prepare``: a change reruns it)."""
     return [str(p) for p in input_files(config["datasets"][name], config["data_dir"])]
+
+
+#: sha256 of the files :func:`data_checksums` hashed in this process, by (path, size, mtime,
+#: ctime, inode): Snakemake asks once per job, the file is read once per invocation
+_SHA256_CACHE: dict[tuple, str] = {}
+
+
+def file_sha256(path: str | Path) -> str | None:
+    """The sha256 hex digest of a file's bytes (None when it does not exist), cached for as long as
+    its size, times and inode stay the same."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    if key not in _SHA256_CACHE:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        _SHA256_CACHE[key] = digest.hexdigest()
+    return _SHA256_CACHE[key]
+
+
+def data_checksums(config: dict, name: str) -> dict[str, str | None]:
+    """{data file: sha256 of its content} of dataset ``name`` (None for a file still to be
+    downloaded), a param of rule ``prepare``: Snakemake reruns a job whose params changed, so a
+    data file whose content changes reruns ``prepare`` even when its modification time does not
+    say so (``cp -p``, ``touch -r``, a restored backup, an older file moved in its place)."""
+    return {path: file_sha256(path) for path in data_files(config, name)}
 
 
 def dataset_settings(config: dict, name: str) -> dict[str, Any]:

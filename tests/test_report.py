@@ -177,6 +177,36 @@ def test_dataset_in_no_group_gets_its_own_table(evals, tmp_path):
     assert "75.0 ± 18.0" in (tmp_path / "other.md").read_text()
 
 
+def test_tables_of_groups_no_longer_configured_are_removed(evals, tmp_path):
+    df = load_evaluations(evals)
+    out = tmp_path / "tables"
+    write_tables(df, out, {"old": ["connect"], "table2_llm": ["restaurant"]})
+    write_tables(df, out, {"table2_llm": ["restaurant"]}, metric="recall")  # another metric's tables
+    for name in ("old_eraser.csv", "old_eraser.md", "compute.csv", "compute.md", "mine.md", "notes.tex.bak"):
+        (out / name).write_text("x")
+    written = write_tables(df, out, {"table2_llm": ["connect", "restaurant"]})
+    left = {p.name for p in out.iterdir()}
+    assert not {"old.csv", "old.md", "old.tex", "old_eraser.csv", "old_eraser.md"} & left
+    assert {"compute.csv", "compute.md", "mine.md", "notes.tex.bak"} <= left  # not written by write_tables
+    assert {"table2_llm_recall.csv", "table2_llm_recall.md", "table2_llm_recall.tex"} <= left
+    assert {p.name for p in written} <= left and "75.0 ± 18.0" in (out / "table2_llm.md").read_text()
+
+    write_tables(df, out, {"fresh": ["connect", "restaurant"]}, metric="recall")
+    left = {p.name for p in out.iterdir()}
+    assert not {"table2_llm_recall.csv", "table2_llm_recall.md", "table2_llm_recall.tex"} & left
+    assert {"table2_llm.csv", "table2_llm.md", "table2_llm.tex", "fresh_recall.tex"} <= left
+
+
+def test_plots_of_datasets_no_longer_run_are_removed(evals, tmp_path):
+    df = load_evaluations(evals)
+    out = tmp_path / "plots"
+    plot_convergence(df, out)
+    (out / "mine.png").write_bytes(b"x")
+    written = plot_convergence(df[df["dataset"] == "restaurant"], out)
+    assert sorted(p.name for p in out.iterdir()) == ["alpha_all.png", "alpha_restaurant.png", "mine.png"]
+    assert [p.name for p in written] == ["alpha_restaurant.png", "alpha_all.png"]
+
+
 def test_convergence_plot_data_is_alpha(evals, tmp_path):
     df = load_evaluations(evals)
     ax = convergence_figure(df, "restaurant").axes[0]

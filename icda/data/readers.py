@@ -16,7 +16,8 @@ Formats (one document a line, UTF-8; see ``icda-data/README.md``):
 
 Sentences are stripped of surrounding whitespace and empty sentences are dropped (the published
 connect/restaurant files carry stray spaces around ``[SEP]``); annotated indices are re-numbered to
-match. Blank lines (such as a trailing newline) are skipped. Everything else that is wrong stops
+match. Lines may end in LF, CR LF or a lone CR (old Mac files: universal newlines, as Python reads
+text). Blank lines (such as a trailing newline) are skipped. Everything else that is wrong stops
 with a :class:`~icda.errors.DataError` naming the file, the line and the fix.
 """
 
@@ -377,14 +378,24 @@ def _lines(path: Path, stream: BinaryIO | None = None) -> Iterator[tuple[int, st
                         "check the path, or fetch the data with `python -m icda download`")
     with contextlib.nullcontext(stream) if stream is not None else path.open("rb") as fh:
         # decoded line by line, so a decoding error has its line number
-        for lineno, raw in enumerate(fh, 1):
+        for lineno, raw in enumerate(_universal_lines(fh), 1):
             try:
-                line = raw.decode("utf-8").rstrip("\r\n")
+                line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise DataError(path, lineno, f"not UTF-8 text (byte {raw[exc.start]:#04x} at column "
                                 f"{exc.start + 1}: {exc.reason})", "convert the file to UTF-8") from exc
             if line.strip():
                 yield lineno, line
+
+
+def _universal_lines(fh: BinaryIO) -> Iterator[bytes]:
+    r"""The lines of a binary stream without their ends, as Python's universal newlines reads
+    them: ``\n``, ``\r\n`` and a lone ``\r`` (old Mac files) each end a line."""
+    for chunk in fh:  # a binary stream's lines end at \n only
+        body = chunk[:-1] if chunk.endswith(b"\n") else chunk
+        if body.endswith(b"\r"):
+            body = body[:-1]
+        yield from body.split(b"\r")
 
 
 def _split_tab(path: Path, lineno: int, line: str, fix: str) -> tuple[str, str]:

@@ -156,7 +156,8 @@ def plot_convergence(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Pat
 
     Returns:
         Paths written, per-dataset files first (sorted by dataset), ``alpha_all.png`` last.
-        ``alpha_all.png`` is always written (a "no results" panel when there are none).
+        ``alpha_all.png`` is always written (a "no results" panel when there are none). Any
+        other ``alpha_<dataset>.png`` in ``out_dir`` (a dataset no longer run) is removed.
 
     Raises:
         DataError: an evaluation file is malformed.
@@ -174,4 +175,9 @@ def plot_convergence(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Pat
                for ds in datasets]
     written.append(_save(convergence_grid(df, datasets, show_comp), out_dir / "alpha_all.png"))
     log.info("wrote %d convergence plots to %s", len(written), out_dir)
+    stale = sorted(set(out_dir.glob("alpha_*.png")) - set(written))  # datasets no longer run
+    for path in stale:
+        path.unlink()
+    if stale:
+        log.info("removed the plots of datasets no longer run: %s", ", ".join(p.name for p in stale))
     return written

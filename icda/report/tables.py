@@ -540,7 +540,8 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
     ``other``. For a metric other than precision the files are ``<name>_<metric>.*``.
     Also ``all_results.csv`` (the long form) and ``summary.md`` (every Markdown table, then
     each unavailable dataset with its reason, listed once, then the datasets not run). Every file
-    is written atomically.
+    is written atomically. The tables of groups no longer in ``groups`` are then removed
+    (:func:`remove_stale_tables`), so ``out_dir`` holds only the configured groups' tables.
 
     Args:
         df: long form from :func:`load_evaluations`, or the ``eval.json`` paths to load.
@@ -607,4 +608,43 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
         fh.write("\n".join(summary) + "\n")
     written.append(summary_path)
     log.info("wrote %d table files to %s", len(written), out_dir)
+    remove_stale_tables(out_dir, groups, metric)
     return written
+
+
+def remove_stale_tables(out_dir: str | Path, groups: Iterable[str], metric: str = "precision") -> list[Path]:
+    """Remove from ``out_dir`` the tables of ``metric`` that :func:`write_tables` wrote for a group
+    not among ``groups`` (one dropped from ``report.groups``, or ``other`` once every dataset
+    has a group): ``<group>.csv/.md/.tex`` (``<group>_<metric>.*`` for a metric other than
+    precision) and, with precision, ``<group>_eraser.csv/.md``. A group is recognised by its
+    ``.tex`` file, which only :func:`write_tables` writes; every other file is left alone.
+
+    Returns:
+        The paths removed.
+    """
+    out_dir = Path(out_dir)
+    groups = set(groups)
+    others = tuple(f"_{m}" for m in METRICS if m != "precision")
+    removed = []
+    for tex in sorted(out_dir.glob("*.tex")):
+        stem = tex.stem
+        if metric == "precision":
+            if stem.endswith(others):  # another metric's table
+                continue
+            name = stem
+        elif stem.endswith(f"_{metric}"):
+            name = stem.removesuffix(f"_{metric}")
+        else:
+            continue
+        if name in groups:
+            continue
+        stale = [out_dir / f"{stem}.{ext}" for ext in ("csv", "md", "tex")]
+        if metric == "precision":
+            stale += [out_dir / f"{name}{ERASER_SUFFIX}.{ext}" for ext in ("csv", "md")]
+        for path in stale:
+            if path.is_file():
+                path.unlink()
+                removed.append(path)
+    if removed:
+        log.info("removed the tables of groups no longer configured: %s", ", ".join(p.name for p in removed))
+    return removed

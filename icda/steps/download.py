@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import shutil
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -16,6 +16,13 @@ from icda.errors import DataError
 from icda.io import atomic_path
 
 log = logging.getLogger(__name__)
+
+#: seconds one file's download may take in all (``timeout`` bounds each read): a server that
+#: trickles its answer byte by byte is given up on after this long
+DOWNLOAD_DEADLINE = 30 * 60.0
+#: what a downloaded file may start with (after whitespace and a byte-order mark, lower-cased)
+#: that marks it as a web page (a login, error or redirect page) rather than data
+_HTML_STARTS = (b"<!doctype html", b"<html")
 
 
 def file_md5(path: str | Path) -> str:
@@ -55,7 +62,8 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
 
     Each file is written to a temporary name beside its final path; its md5 is checked against
     ``spec["md5"][relative path]`` when one is known (otherwise logged), and only then is it
-    renamed to its final path, so a failed or corrupt download leaves nothing behind.
+    renamed to its final path, so a failed, stalled or corrupt download, or a web page served in
+    place of the file, leaves nothing behind.
 
     Returns:
         The paths downloaded (empty when nothing was missing).
@@ -64,9 +72,12 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
         ConfigError: the spec is invalid (among others: a path that is absolute or climbs out of
             ``data_dir``, a URL that is not http(s), or file:// without ``allow_file_url``).
         DataError: the dataset is not public or has no ``url`` (the message says how to get it);
-            a file's path leads out of ``data_dir`` through a symbolic link; a download failed (offline, timeout, wrong URL: the message names the URL and the
-            path to put the file at); or a file's md5 differs from the known one (the message
-            names the file, both checksums and the fix).
+            a file's path leads out of ``data_dir`` through a symbolic link; a download failed
+            (offline, a URL not found, a server that stalls or sends so slowly that the file
+            misses its :data:`DOWNLOAD_DEADLINE`: the message names the URL and the path to put
+            the file at); what arrived is a web page (Content-Type text/html, or it starts with
+            ``<!DOCTYPE html`` or ``<html``), not data; or a file's md5 differs from the known one
+            (the message names the file, both checksums and the fix).
     """
     spec = validate_spec(name, spec)
     missing = missing_files(spec, data_dir)
@@ -89,17 +100,8 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
         rel = path.relative_to(data_dir).as_posix()
         url = base + rel
         log.info("%s: downloading %s to %s", name, url, path)
-        with atomic_path(path) as tmp:
-            try:
-                with urllib.request.urlopen(url, timeout=timeout) as response, open(tmp, "wb") as fh:
-                    shutil.copyfileobj(response, fh)
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                reason = getattr(exc, "reason", exc)
-                raise DataError(path, None, f"dataset {name!r}: could not download {url} ({reason})",
-                                f"connect to the internet and rerun; or fetch {url} elsewhere and "
-                                f"put it at {path.resolve()}; or leave {name!r} out of "
-                                "run_datasets (or set `download: false` to list it as "
-                                "unavailable)") from exc
+        with atomic_path(path) as tmp:  # removed on any failure: no partial file is kept
+            _fetch(name, url, path, tmp, timeout)
             actual = file_md5(tmp)
             expected = known.get(rel)
             if expected is None:
@@ -116,3 +118,58 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
                 log.info("%s: %s md5 %s verified", name, path, actual)
         done.append(path)
     return done
+
+
+class _DeadlinePassed(Exception):
+    pass
+
+
+def _fetch(name: str, url: str, path: Path, tmp: Path, timeout: float) -> None:
+    """Download ``url`` into ``tmp`` within :data:`DOWNLOAD_DEADLINE` seconds and check that it
+    is not a web page; ``path`` (where the file goes) and ``name`` (its dataset) are for messages.
+
+    Raises:
+        DataError: the URL is not found or answers another HTTP error, the server cannot be
+            reached or stalls, the deadline passes, or what arrived is a web page.
+    """
+    deadline = time.monotonic() + DOWNLOAD_DEADLINE
+    where = (f"fetch {url} elsewhere and put it at {path.resolve()}; or leave {name!r} out of "
+             "run_datasets (or set `download: false` to list it as unavailable)")
+    try:
+        with urllib.request.urlopen(url, timeout=min(timeout, DOWNLOAD_DEADLINE)) as response, \
+                open(tmp, "wb") as fh:
+            content_type = response.headers.get_content_type()
+            head = b""
+            while True:
+                block = response.read1(1 << 16)
+                if not block:
+                    break
+                fh.write(block)
+                if len(head) < 1024:
+                    head += block[:1024]
+                if time.monotonic() > deadline:
+                    raise _DeadlinePassed
+    except _DeadlinePassed:
+        raise DataError(path, None, f"dataset {name!r}: the download of {url} did not finish within its "
+                        f"deadline of {DOWNLOAD_DEADLINE:g} s (the server sends too slowly)",
+                        f"rerun later; or {where}") from None
+    except urllib.error.HTTPError as exc:
+        if exc.code in (404, 410):
+            problem = f"{url} was not found on the server (HTTP {exc.code} {exc.reason})"
+        else:
+            problem = f"the server answered {url} with HTTP {exc.code} {exc.reason}"
+        raise DataError(path, None, f"dataset {name!r}: {problem}",
+                        f"check datasets.{name}.url (the file is fetched from url + its path); or "
+                        f"{where}") from exc
+    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise DataError(path, None, f"dataset {name!r}: could not download {url} ({reason})",
+                        f"connect to the internet and rerun; or {where}") from exc
+    start = head.lstrip(b"\xef\xbb\xbf").lstrip().lower()
+    if content_type == "text/html" or start.startswith(_HTML_STARTS):
+        why = "Content-Type text/html" if content_type == "text/html" else "it starts with " + repr(
+            start[:15].decode("utf-8", "replace"))
+        raise DataError(path, None, f"dataset {name!r}: {url} answered with a web page, not data ({why}); "
+                        "it was not kept",
+                        f"check datasets.{name}.url (a login, error or moved page answers there); or "
+                        f"{where}")

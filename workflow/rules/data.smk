@@ -48,6 +48,8 @@ rule prepare:
         stats="results/{dataset}/data/stats.json",
     params:
         out=get_out_dir,
+        # the data files' content: a change reruns prepare even if their mtimes do not show it
+        checksums=lambda wc: workflow_config.data_checksums(config, wc.dataset),
     log:
         "results/logs/{dataset}/prepare.log",
     conda:
