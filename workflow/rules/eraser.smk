@@ -30,8 +30,9 @@ rule eraser:
 
 rule eraser_scores:
     """ERASER's metrics of one iteration's chosen selector on the test split, beside its eval.json
-    (the tables ask for those of MMI, CDA and ICDA only: get_eraser_scores). The ERASER data
-    directory and predictions are temporary; the scores stay."""
+    (the tables ask for those of MMI, CDA and ICDA only: get_eraser_scores), and its predictions
+    in ERASER's results format, which ERASER's scorer reads against results/<dataset>/eraser/
+    (the test split's data directory, rule eraser). The per-iteration data directory is temporary."""
     input:
         data=rules.prepare.output,
         embeddings=get_embeddings,
@@ -39,6 +40,7 @@ rule eraser_scores:
         candidates=get_candidates,
     output:
         scores=f"{ITER}/eraser_scores.json",
+        predictions=f"{ITER}/eraser_predictions.jsonl",
         export=temp(directory(f"{ITER}/eraser_export")),
     params:
         data=get_data_dir,
@@ -49,7 +51,7 @@ rule eraser_scores:
         "../../environment.yml"
     shell:
         "python -m icda export-eraser --data-dir {params.data:q} --out-dir {output.export:q} --choice {input.choice:q}"
-        " {params.args} --predictions {output.export:q}/predictions.jsonl --scores {output.scores:q}"
+        " {params.args} --predictions {output.predictions:q} --scores {output.scores:q}"
         " --dataset {wildcards.dataset} --run {wildcards.run} --iteration {wildcards.k} > {log:q} 2>&1"
 
 
@@ -62,6 +64,7 @@ rule eraser_scores_comp:
         candidates=COMP_CANDIDATES,
     output:
         scores=f"{COMP}/eraser_scores.json",
+        predictions=f"{COMP}/eraser_predictions.jsonl",
         export=temp(directory(f"{COMP}/eraser_export")),
     params:
         data=get_data_dir,
@@ -72,5 +75,5 @@ rule eraser_scores_comp:
         "../../environment.yml"
     shell:
         "python -m icda export-eraser --data-dir {params.data:q} --out-dir {output.export:q} --choice {input.choice:q}"
-        " {params.args} --predictions {output.export:q}/predictions.jsonl --scores {output.scores:q}"
+        " {params.args} --predictions {output.predictions:q} --scores {output.scores:q}"
         " --dataset {wildcards.dataset} --run {wildcards.run} > {log:q} 2>&1"
