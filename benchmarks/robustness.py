@@ -97,29 +97,50 @@ def _read(path: Path):
 
 
 def run_rows(out: Path, final_choice: str | None = None) -> list[dict]:
-    """One row per finished run: dataset, kernel path, seeds, test precision per iteration, the
-    ICDA iteration and why, MMI, CDA, ICDA. ``final_choice``: take the ICDA iteration by this
-    rule from the run's recorded signals (:func:`icda.model_selection.final_iteration`; the loop's
-    course does not depend on it) instead of the one the run took."""
+    """One row per finished run (its last converge.json says stop): dataset, kernel path, seeds,
+    test precision per iteration, the ICDA iteration and why, MMI, CDA, ICDA. The precision is
+    eval.json's, or, where the evaluation job has not run yet, the same number from the test
+    positions training recorded for the chosen candidate (predictions.json; the evaluation
+    reads those too). ``final_choice``: take the ICDA iteration by this rule from the run's
+    recorded signals (:func:`icda.model_selection.final_iteration`; the loop's course does not
+    depend on it) instead of the one the run took."""
     rows = []
     for path in PATHS:
         work = out / path
         if not (work / "benchmark.yaml").exists():
             continue
         sets = yaml.safe_load((work / "benchmark.yaml").read_text(encoding="utf-8"))["runs"]
-        for summary in sorted(work.glob("results/*/run*/summary.json")):
-            s = _read(summary)
-            curve = [100 * it["precision"] for it in s["per_iteration"]]
-            k = s["final_iteration"] if s["final_iteration"] is not None else len(curve) - 1
-            why = s.get("final_reason") or s["reason"]
+        for run in sorted(work.glob("results/*/run*")):
+            decisions = []
+            while (run / f"iter{len(decisions)}" / "converge.json").exists():
+                decisions.append(_read(run / f"iter{len(decisions)}" / "converge.json"))
+                if decisions[-1]["stop"]:
+                    break
+            if not decisions or not decisions[-1]["stop"]:
+                continue  # not finished
+            curve = [100 * _test_precision(run, k) for k in range(len(decisions))]
+            last = decisions[-1]
+            k, why = last["final_iteration"], last.get("final_reason") or last["reason"]
             if final_choice is not None:
-                decision = json.loads((summary.parent / f"iter{len(curve) - 1}" / "converge.json").read_text())
-                k, why = final_iteration([Signals(**x) for x in decision["signals"]], final_choice)
-            rows.append({"dataset": s["dataset"], "path": path, "seeds": sets[s["run"] - 1], "run": s["run"],
+                k, why = final_iteration([Signals(**x) for x in last["signals"]], final_choice)
+            number = int(run.name.removeprefix("run"))
+            rows.append({"dataset": run.parent.name, "path": path, "seeds": sets[number - 1], "run": number,
                          "curve": curve, "icda_iteration": k, "why": why,
-                         "MMI": curve[0], "CDA": curve[min(1, len(curve) - 1)], "ICDA": curve[k],
-                         "dir": str(summary.parent)})
+                         "MMI": curve[0], "CDA": curve[min(1, len(curve) - 1)], "ICDA": curve[k], "dir": str(run)})
     return rows
+
+
+def _test_precision(run: Path, k: int) -> float:
+    """Test rationale precision (fraction) of iteration k's chosen selector."""
+    evaluation = run / f"iter{k}" / "eval.json"
+    if evaluation.exists():
+        return _read(evaluation)["precision"]
+    chosen = Path(_read(run / f"iter{k}" / "choice.json")["chosen"]["candidate_dir"])
+    chosen = chosen if chosen.is_absolute() else run.parents[2] / chosen
+    positions = _read(chosen / "predictions.json")["test"]["positions"]
+    truth = [json.loads(line).get("rationale") for line in (run.parent / "data/test.jsonl").open(encoding="utf-8")]
+    hits = sum(len(set(p) & set(t)) for p, t in zip(positions, truth) if t is not None)
+    return hits / sum(len(p) for p, t in zip(positions, truth) if t is not None)
 
 
 def _mean_sd(values: list[float]) -> str:
