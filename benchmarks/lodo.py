@@ -36,11 +36,12 @@ FINAL_RULES = ("last", "agreement", "original_dev_loss", "delta_a")
 
 
 def runs_of(results: list[Path]) -> dict[str, list[Path]]:
-    """{dataset: finished run folders} (a run is finished when its summary.json exists)."""
+    """{dataset: finished run folders} (a run is finished when a converge.json says stop)."""
     out: dict[str, list[Path]] = {}
     for root in results:
-        for summary in sorted(root.glob("*/run*/summary.json")):
-            out.setdefault(summary.parent.parent.name, []).append(summary.parent)
+        for run in sorted(root.glob("*/run*")):
+            if any(json.loads(c.read_text())["stop"] for c in run.glob("iter*/converge.json")):
+                out.setdefault(run.parent.name, []).append(run)
     return out
 
 
