@@ -56,8 +56,7 @@ def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
                 continue  # no dev ground truth
             for r in rows[1:]:
                 if r.get("by_agree") is not None:
-                    chosen_by_loss = _loss_pick(run, r["k"])
-                    m.setdefault("candidate_choice=loss", []).append(chosen_by_loss)
+                    m.setdefault("candidate_choice=loss", []).append(r["by_loss"])
                     m.setdefault("candidate_choice=agreement", []).append(r["by_agree"])
             vote_used = json.loads((run.parent / "settings.json").read_text())["icda"].get("pool_source") == "vote"
             for r in rows:
@@ -74,19 +73,6 @@ def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
                 k, _ = final_iteration(signals, rule)
                 m.setdefault(f"final_choice={rule}", []).append(rows[k]["dev"] - rows[0]["dev"])
     return table
-
-
-def _loss_pick(run: Path, k: int) -> float:
-    """Dev precision of the candidate the lowest recorded score picks at iteration k."""
-    from loop_diagnostics import precision
-
-    choice = json.loads((run / f"iter{k}" / "choice.json").read_text())
-    best = min(choice["candidates"], key=lambda c: c["score"])
-    folder = Path(best["candidate_dir"])
-    folder = folder if folder.is_absolute() else run.parents[2] / folder
-    dev = json.loads((folder / "predictions.json").read_text())["dev"]["positions"]
-    truth = [json.loads(line).get("rationale") for line in (run.parent / "data/dev.jsonl").open(encoding="utf-8")]
-    return precision(dev, truth)
 
 
 def criterion(component: str, values: list[float]) -> tuple:

@@ -2,7 +2,8 @@
 
 Per run and iteration, read from the run's own files:
 - ``chosen``: the chosen candidate, ``warm`` whether it is the warm start;
-- ``dev``: the dev rationale precision (%) of the chosen selector, ``fresh``: of each fresh
+- ``dev``: the dev rationale precision (%) of the chosen selector, ``by_loss``: of the candidate
+  with the lowest recorded score (what ``candidate_choice: loss`` takes), ``fresh``: of each fresh
   candidate, ``vote``: of the fresh candidates' majority vote (k = 1: the position most of them
   pick, ties to the chosen candidate's);
 - ``agree``: the fresh candidates' mean pairwise agreement on dev (share of documents where two
@@ -25,41 +26,34 @@ import itertools
 import json
 import statistics
 import sys
-from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+
+from icda.counterfactual import build_plan
+from icda.metrics import rationale_metrics
+from icda.model_selection import agreement, majority_vote
 
 
 def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.open(encoding="utf-8")]
 
 
-def precision(positions: list[list[int]], truth: list) -> float | None:
-    """Share (%) of selected positions in the ground truth, over documents that have one."""
-    hits = total = 0
-    for sel, t in zip(positions, truth):
-        if t is None:
-            continue
-        hits += len(set(sel) & set(t))
-        total += len(sel)
-    return 100 * hits / total if total else None
+@dataclass
+class Split:
+    """A prepared split's ground truth per document (None: not annotated) and sentence counts."""
+
+    truth: list
+    sizes: list[int]
+
+    def precision(self, positions: list[list[int]], docs: list[int] | None = None) -> float | None:
+        """Rationale precision (%) of ``positions`` on the documents ``docs`` (default: all, in
+        order), as the evaluation computes it (:func:`icda.metrics.rationale_metrics`)."""
+        docs = range(len(positions)) if docs is None else docs
+        value = rationale_metrics(positions, [self.truth[d] for d in docs], [self.sizes[d] for d in docs])["precision"]
+        return None if value is None else 100 * value
 
 
-def agreement(a: list[list[int]], b: list[list[int]]) -> float:
-    """Share of documents where two selectors pick the same positions."""
-    return sum(sorted(x) == sorted(y) for x, y in zip(a, b)) / max(len(a), 1)
-
-
-def vote(selections: list[list[list[int]]], tie_break: list[list[int]]) -> list[list[int]]:
-    """Per document the position set picked by most selectors (ties: ``tie_break``'s)."""
-    out = []
-    for d, own in enumerate(tie_break):
-        counts = Counter(tuple(sorted(s[d])) for s in selections)
-        best = max(counts.values())
-        out.append(own if counts[tuple(sorted(own))] == best else list(max(c for c, n in counts.items() if n == best)))
-    return out
-
-
-def iteration_row(run: Path, k: int, truth: dict[str, list]) -> dict | None:
+def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, labels: list[int]) -> dict | None:
     it = run / f"iter{k}"
     if not (it / "choice.json").exists():
         return None
@@ -70,58 +64,54 @@ def iteration_row(run: Path, k: int, truth: dict[str, list]) -> dict | None:
         path = path if path.is_absolute() else run.parents[2] / path
         preds[c["name"]] = json.loads((path / "predictions.json").read_text())
     chosen = choice["chosen"]["name"]
+    lowest = min(choice["candidates"], key=lambda c: c["score"])["name"]
     fresh = [n for n in preds if n != "warm"]
     dev_sel = {n: preds[n]["dev"]["positions"] for n in preds}
+    dev = splits["dev"]
     row = {"k": k, "chosen": chosen, "warm": chosen == "warm",
-           "dev": precision(dev_sel[chosen], truth["dev"]),
-           "fresh": [precision(dev_sel[n], truth["dev"]) for n in fresh],
-           "vote": precision(vote([dev_sel[n] for n in fresh], dev_sel[chosen]), truth["dev"]),
+           "dev": dev.precision(dev_sel[chosen]),
+           "by_loss": dev.precision(dev_sel[lowest]),
+           "fresh": [dev.precision(dev_sel[n]) for n in fresh],
+           "vote": dev.precision(majority_vote([dev_sel[n] for n in fresh], dev_sel[chosen])),
            "agree": statistics.mean(agreement(dev_sel[a], dev_sel[b]) for a, b in itertools.combinations(fresh, 2))
            if len(fresh) > 1 else None}
     if len(fresh) > 1:
         def mean_agreement(name):
             return statistics.mean(agreement(dev_sel[name], dev_sel[f]) for f in fresh if f != name)
-        row["by_agree"] = precision(dev_sel[max(preds, key=mean_agreement)], truth["dev"])
+        row["by_agree"] = dev.precision(dev_sel[max(preds, key=mean_agreement)])
     if (it / "pools.json").exists():
         plan = json.loads((it / "pools.json").read_text())["train"]["plan"]
-        row["pool"], row["swap"] = plan_precision(plan["pools"], plan["kept"], plan["positions"], truth["train"])
-        other = replay_plan(run, preds, chosen, fresh, truth["train"], vote_used=_vote_used(run))
-        row["pool_other"], row["swap_other"] = other
+        row["pool"], row["swap"] = plan_precision(plan["pools"], plan["kept"], plan["positions"], splits["train"])
+        row["pool_other"], row["swap_other"] = replay_plan(preds, chosen, fresh, splits["train"], icda, labels)
     return row
 
 
-def plan_precision(pools: dict, kept: list[int], positions: list[list[int]], truth: list) -> tuple:
+def plan_precision(pools: dict, kept: list[int], positions: list[list[int]], train: Split) -> tuple:
     refs = [ref for pool in pools.values() for ref in pool]
-    return (precision([[p] for _, p in refs], [truth[d] for d, _ in refs]),
-            precision(positions, [truth[d] for d in kept]))
+    return train.precision([[p] for _, p in refs], [d for d, _ in refs]), train.precision(positions, kept)
 
 
-def _vote_used(run: Path) -> bool:
-    settings = json.loads((run.parent / "settings.json").read_text())
-    return settings["icda"].get("pool_source", "chosen") == "vote"
-
-
-def replay_plan(run: Path, preds: dict, chosen: str, fresh: list[str], truth: list, vote_used: bool) -> tuple:
+def replay_plan(preds: dict, chosen: str, fresh: list[str], train: Split, icda: dict, labels: list[int]) -> tuple:
     """Pool and swap precision of the plan the other pool_source would have built."""
-    from icda.counterfactual import build_plan
-    from icda.model_selection import majority_vote
-
-    settings = json.loads((run.parent / "settings.json").read_text())["icda"]
-    labels = [json.loads(line)["label"] for line in (run.parent / "data/train.jsonl").open(encoding="utf-8")]
     own = preds[chosen]["train"]
+    vote_used = icda.get("pool_source", "chosen") == "vote"
     positions = own["positions"] if vote_used else majority_vote([preds[f]["train"]["positions"] for f in fresh],
                                                                  own["positions"])
     probabilities = own.get("probabilities") or own["prob_positive"]
-    plan, _ = build_plan(labels, probabilities, positions, settings["pool_fraction"], settings["pool_base"])
-    pools = {c: [tuple(r) for r in refs] for c, refs in plan.pools.items()}
-    return plan_precision(pools, plan.kept, plan.positions, truth)
+    plan, _ = build_plan(labels, probabilities, positions, icda["pool_fraction"], icda["pool_base"])
+    return plan_precision(plan.pools, plan.kept, plan.positions, train)
 
 
 def run_rows(run: Path) -> list[dict]:
     data = run.parent / "data"
-    truth = {split: [d.get("rationale") for d in _lines(data / f"{split}.jsonl")] for split in ("train", "dev")}
+    documents = {split: _lines(data / f"{split}.jsonl") for split in ("train", "dev")}
+    splits = {split: Split([None if d.get("rationale") is None else frozenset(d["rationale"]) for d in docs],
+                           [len(d["sentences"]) for d in docs])
+              for split, docs in documents.items()}
+    icda = json.loads((run.parent / "settings.json").read_text())["icda"]
+    labels = [d["label"] for d in documents["train"]]
     rows, k = [], 0
-    while (row := iteration_row(run, k, truth)) is not None:
+    while (row := iteration_row(run, k, splits, icda, labels)) is not None:
         rows.append(row)
         k += 1
     return rows

@@ -41,7 +41,9 @@ import yaml
 
 from icda.kernels import FIXED_ENVIRONMENT
 from icda.model_selection import Signals, final_iteration
-from icda.settings import FINAL_CHOICES
+from icda.records import PREDICTIONS_FILE
+from icda.settings import FINAL_CHOICES, Settings
+from icda.steps.evaluate import evaluate_predictions
 
 REPO = Path(__file__).resolve().parents[1]
 # The two kernel paths: the fixed one (the default) and this machine's native one.
@@ -131,16 +133,15 @@ def run_rows(out: Path, final_choice: str | None = None) -> list[dict]:
 
 
 def _test_precision(run: Path, k: int) -> float:
-    """Test rationale precision (fraction) of iteration k's chosen selector."""
+    """Test rationale precision (fraction) of iteration k's chosen selector: its eval.json, or
+    the evaluation of the test positions training recorded (:func:`icda.steps.evaluate.evaluate_predictions`)."""
     evaluation = run / f"iter{k}" / "eval.json"
     if evaluation.exists():
         return _read(evaluation)["precision"]
     chosen = Path(_read(run / f"iter{k}" / "choice.json")["chosen"]["candidate_dir"])
     chosen = chosen if chosen.is_absolute() else run.parents[2] / chosen
-    positions = _read(chosen / "predictions.json")["test"]["positions"]
-    truth = [json.loads(line).get("rationale") for line in (run.parent / "data/test.jsonl").open(encoding="utf-8")]
-    hits = sum(len(set(p) & set(t)) for p, t in zip(positions, truth) if t is not None)
-    return hits / sum(len(p) for p, t in zip(positions, truth) if t is not None)
+    settings = Settings.load(run.parent / "settings.json")
+    return evaluate_predictions(settings, run.parent / "data", chosen / PREDICTIONS_FILE, split="test").precision
 
 
 def _mean_sd(values: list[float]) -> str:

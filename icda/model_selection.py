@@ -219,7 +219,6 @@ def select_candidate(
         raise ValueError("a previous choice needs its rationale positions (previous_positions)")
     prev_sets = None if previous is None else rationale_sets(train_labels, previous_positions)
     previous_delta = None if previous is None else previous.chosen.delta_A
-    fresh = [c.predictions.dev.positions for c in candidates if not c.warm_start]
     rows = []
     for candidate in candidates:
         history, predictions = candidate.history, candidate.predictions
@@ -231,7 +230,7 @@ def select_candidate(
             original = cross_entropy(predictions.dev.class_probabilities, dev_labels)
             correct = accuracy(predictions.dev.predicted(), dev_labels)
         loss = ranking_loss(candidate_loss, iteration, history.dev_loss, original)
-        others = [f for f in fresh if f is not predictions.dev.positions]
+        others = [c.predictions.dev.positions for c in candidates if not c.warm_start and c is not candidate]
         rows.append(CandidateScore(
             name=candidate.name, candidate_dir=candidate.directory, warm_start=candidate.warm_start, seed=history.seed,
             dev_loss=history.dev_loss, original_dev_loss=original, dev_accuracy=history.dev_accuracy,
@@ -240,6 +239,7 @@ def select_candidate(
             original_dev_accuracy=correct,
             agreement=sum(agreement(predictions.dev.positions, f) for f in others) / len(others) if others else None,
         ))
+    fresh = [c.predictions.dev.positions for c in candidates if not c.warm_start]
     pairs = [agreement(a, b) for i, a in enumerate(fresh) for b in fresh[i + 1:]]
     chosen, reason = choose(rows, iteration, candidate_loss, previous_delta, delta_a_gate, candidate_choice)
     return Choice(iteration=iteration, candidate_loss=candidate_loss, previous_delta_A=previous_delta,

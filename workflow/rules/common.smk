@@ -223,8 +223,7 @@ def get_train_inputs(wc):
 def get_train_args(wc, input):
     """The iteration's candidates as NAME=SEED (``workflow_config.candidate_seeds``), and from
     iteration 1 on the augmented data and the warm start's initial weights."""
-    seeds = workflow_config.candidate_seeds(config, wc.run, wc.k)
-    args = [get_embeddings_arg(wc, input), "--candidates", *(f"{name}={seed}" for name, seed in seeds.items())]
+    args = [get_embeddings_arg(wc, input), "--candidates", get_candidate_seeds(wc)]
     if input.get("pools"):
         args.append(f"--pools {shlex.quote(input.pools)} --augmented-dev {shlex.quote(input.augmented_dev)}")
         args.append(f"--warm-start warm --init {shlex.quote(input.previous_choice)}")
