@@ -12,6 +12,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -40,7 +41,7 @@ RESULTS_FOLDERS = {
     "sweep": "the tuning sweep",
 }
 #: schema checks whose message gets the failing key's description (what the value must be, in words)
-_EXPLAINED = ("pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_EXPLAINED = ("pattern", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def _merge(base: dict, override: dict) -> dict:
@@ -65,19 +66,22 @@ def check_config(config: dict, schema_path: str | Path, config_files: Sequence[s
         DataError: one of ``config_files`` expands to too many values (naming it).
         ConfigError: ``config`` expands to too many values (from no file, e.g. ``--config``); or
             one line per problem: the key, what is wrong (for an unknown key, the allowed keys;
-            for a value out of range or of the wrong form, what it must be), and the fix.
+            for a value out of range or of the wrong form, what it must be), and the fix. A
+            float where an integer is due (``n_runs: 1.0``) is a problem; a YAML 1.2 float
+            (``lr: 1e-4``, which PyYAML reads as a string) where a number is due is read as the
+            float. ``overrides.<dataset>`` and ``sweep.points.<point>`` are checked against the
+            schemas of the sections they override.
     """
-    import jsonschema
-
     if expanded_size(config) > MAX_YAML_VALUES:
         for path in config_files:
             read_yaml(path, "give an existing config file")  # raises for the file at fault
         raise ConfigError(f"config: expands to more than {MAX_YAML_VALUES:,} values through YAML aliases. "
                           f"Fix: {ALIAS_FIX}")
 
-    schema = read_yaml(schema_path, "run the workflow from the repository's Snakefile")
+    schema = _with_section_schemas(read_yaml(schema_path, "run the workflow from the repository's Snakefile"))
+    _read_yaml12_floats(config, schema)
     problems = []
-    for error in jsonschema.Draft202012Validator(schema).iter_errors(config):
+    for error in _strict_validator(schema).iter_errors(config):
         key = ".".join(str(p) for p in error.absolute_path)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             allowed = list(error.schema.get("properties", {}))
@@ -85,11 +89,71 @@ def check_config(config: dict, schema_path: str | Path, config_files: Sequence[s
                          for name in error.instance if name not in allowed]
         else:
             why = error.schema.get("description") if error.validator in _EXPLAINED else None
-            problems.append(f"{key or 'config'}: {error.message[:200]}" + (f" ({why})" if why else ""))
+            message = error.message if len(error.message) <= 200 else f"{error.message[:120]}…{error.message[-80:]}"
+            problems.append(f"{key or 'config'}: {message}" + (f" ({why})" if why else ""))
     if problems:
         raise ConfigError("invalid config:\n  " + "\n  ".join(sorted(problems))
                           + f"\nFix: correct these keys (each key, its type and default: {schema_path})")
     check_names(config)
+
+
+def _strict_validator(schema: dict):
+    """A JSON-schema validator whose ``integer`` is a YAML integer: JSON Schema counts ``1.0`` as
+    an integer, but the workflow's integers become loop bounds, seeds, widths and folder names
+    (``seed42.0``), so ``n_runs: 1.0`` must be refused here, not fail inside a job."""
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine("integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool))
+    return jsonschema.validators.extend(base, type_checker=checker)(schema)
+
+
+def _with_section_schemas(schema: dict) -> dict:
+    """``schema`` with the sections' own schemas (keys, types, bounds; no defaults) under
+    ``overrides.<dataset>`` and ``sweep.points.<point>``, so that an override is checked like the
+    key it overrides. The schema file keeps them plain objects: Snakemake's ``validate`` would
+    fill an override with every default of its section."""
+    out = copy.deepcopy(schema)
+    props = out["properties"]
+    for holder in (props["overrides"]["additionalProperties"]["properties"],
+                   props["sweep"]["properties"]["points"]["additionalProperties"]["properties"]):
+        for section in holder:
+            holder[section] = _without_defaults(props[section])
+    return out
+
+
+def _without_defaults(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {key: _without_defaults(value) for key, value in schema.items() if key != "default"}
+    return schema
+
+
+#: a float as YAML 1.2 writes it but PyYAML (YAML 1.1) reads as a string: ``1e-4``, ``5E3``
+_YAML12_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+
+
+def _read_yaml12_floats(value: Any, schema: dict) -> None:
+    """Turn, in place, the strings of ``value`` that are YAML 1.2 floats (``1e-4``) into floats
+    where ``schema`` wants a number: PyYAML reads ``lr: 1e-4`` as the string ``"1e-4"``."""
+    def wants_number(spec: Any) -> bool:
+        kinds = spec.get("type") if isinstance(spec, dict) else None
+        return "number" in (kinds if isinstance(kinds, list) else [kinds])
+
+    def convert(item: Any, spec: Any) -> Any:
+        if isinstance(item, str) and wants_number(spec) and _YAML12_FLOAT.fullmatch(item.strip()):
+            return float(item)
+        _read_yaml12_floats(item, spec)
+        return item
+
+    if not isinstance(schema, dict):
+        return
+    if isinstance(value, dict):
+        properties, other = schema.get("properties", {}), schema.get("additionalProperties")
+        for key in value:
+            spec = properties.get(key, other)
+            value[key] = convert(value[key], spec)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        value[:] = [convert(item, schema["items"]) for item in value]
 
 
 def check_names(config: dict) -> None:
@@ -100,8 +164,9 @@ def check_names(config: dict) -> None:
     Raises:
         ConfigError: a dataset is named like one of :data:`RESULTS_FOLDERS` (in any case); two
             dataset names differ only in case or get the same column title
-            (:func:`icda.report.tables.display_name`); or a report group name is taken or
-            malformed (:func:`icda.report.inputs.check_group_names`). Each names the key and the fix.
+            (:func:`icda.report.tables.display_name`); a report group name is taken or
+            malformed (:func:`icda.report.inputs.check_group_names`); or a group lists a dataset
+            that is not under ``datasets``. Each names the key and the fix.
     """
     from icda.report.tables import display_name  # pandas: loaded by the workflow's report rules anyway
 
@@ -127,6 +192,12 @@ def check_names(config: dict) -> None:
     groups = (config.get("report") or {}).get("groups")
     if isinstance(groups, dict):
         check_group_names(groups, "report.groups")
+        for group, members in groups.items():
+            unknown = [name for name in members or [] if name not in (config.get("datasets") or {})]
+            if unknown:
+                raise ConfigError(f"report.groups.{group}: {unknown[0]!r} is not a dataset under `datasets` "
+                                  f"(configured: {', '.join(config.get('datasets') or {})}), so its column "
+                                  "would stay empty. Fix: correct the name, or define the dataset")
 
 
 def run_numbers(config: dict) -> list[int]:
@@ -277,10 +348,11 @@ def unfetched_report(unreachable: dict[str, str]) -> str:
 def dataset_spec(config: dict, name: str, download: bool = False) -> dict[str, Any]:
     """The JSON that ``python -m icda prepare --spec`` reads; with ``download``, the one that
     ``python -m icda download --spec`` reads. Only the download's spec has the checksums
-    (``md5``): prepare does not use them, so adding one does not rerun it."""
+    (``md5``, ``git_blob``): prepare does not use them, so adding one does not rerun it."""
     spec = {"name": name, "data_dir": str(config["data_dir"]), **config["datasets"][name]}
     if not download:
         spec.pop("md5", None)
+        spec.pop("git_blob", None)
     return spec
 
 
@@ -394,7 +466,7 @@ def gpus(config: dict, name: str) -> int:
     fine-tuned (``model.finetune``) or the device is set to ``cuda``, else 0 (with
     ``device: auto`` a job uses a GPU only where one happens to be present)."""
     settings = dataset_settings(config, name)
-    return int(bool(settings["model"].get("finetune", False)) or settings["device"] == "cuda")
+    return int(bool(settings["model"].get("finetune", False)) or str(settings["device"]).startswith("cuda"))
 
 
 def run_seeds(config: dict, run: int | str) -> list[int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import json
 import logging
 import math
@@ -450,6 +451,7 @@ def test_prepare_dataset_missing_file_and_one_class(tmp_path):
         ({"source": "synthetic"}, "datasets.toy.synthetic.n_train: missing"),
         ({"md5": "abc"}, "datasets.toy.md5: 'abc' is not a mapping"),
         ({"md5": {"toy/train.txt": "xyz"}}, "datasets.toy.md5.toy/train.txt: 'xyz' is not an md5"),
+        ({"git_blob": {"toy/train.txt": "0" * 32}}, "datasets.toy.git_blob.toy/train.txt: '000"),
     ],
 )
 def test_validate_spec_errors_name_dataset_and_key(over, key):
@@ -503,6 +505,19 @@ def test_download_over_http_verifies_known_checksums(tmp_path, http_server, capl
     test_md5 = hashlib.md5((tmp_path / "remote/toy/test.txt").read_bytes()).hexdigest()
     assert f"toy/test.txt has no known checksum; its md5 is {test_md5}" in caplog.text
     assert not [p for p in (tmp_path / "data/toy").iterdir() if p.name.startswith(".")]  # no temp files
+
+
+def test_download_verifies_git_blob_ids_as_git_computes_them(tmp_path, http_server):
+    """A file known by its upstream git blob id (no md5) is checked against it: the id git gives
+    its bytes passes, another is refused and the file not kept."""
+    _toy_data(tmp_path / "remote")
+    blob = subprocess.run(["git", "hash-object", str(tmp_path / "remote/toy/train.txt")], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert download("toy", _files_spec(url=http_server, git_blob={"toy/train.txt": blob}), tmp_path / "a")
+    with pytest.raises(DataError) as err:
+        download("toy", _files_spec(url=http_server, git_blob={"toy/train.txt": "f" * 40}), tmp_path / "b")
+    assert f"has git_blob {blob}, expected {'f' * 40} (datasets.toy.git_blob)" in err.value.problem
+    assert not (tmp_path / "b/toy/train.txt").exists()
 
 
 def test_download_checksum_mismatch_names_file_both_checksums_and_fix(tmp_path, http_server):

@@ -229,3 +229,56 @@ def test_dataset_named_like_a_results_folder_is_refused(name):
 def test_distinct_dataset_and_group_names_pass():
     _checked({"datasets": {"mine": _TOY, "yours": _TOY, "synthetic": _TOY},
               "report": {"groups": {"table1": ["mine", "yours"], "compute_cost": ["synthetic"]}}})
+
+
+# ------------------------------------------------------------------ values the schema must refuse or read
+
+
+@pytest.mark.parametrize("config, key", [
+    ({"n_runs": 1.0}, "n_runs: 1.0 is not of type 'integer'"),
+    ({"comp": {"seeds": 1.0}}, "comp.seeds: 1.0 is not of type 'integer'"),
+    ({"runs": [[42.0, 43]]}, "runs.0.0: 42.0 is not of type 'integer'"),
+    ({"model": {"d_model": 32.0}}, "model.d_model: 32.0 is not of type 'integer'"),
+    ({"overrides": {"toy": {"model": {"k": 2.0}}}}, "overrides.toy.model.k: 2.0 is not of type 'integer'"),
+    ({"overrides": {"toy": {"train": {"lr": "fast"}}}}, "overrides.toy.train.lr: 'fast' is not of type 'number'"),
+    ({"overrides": {"toy": {"train": {"learning_rate": 0.1}}}}, "overrides.toy.train.learning_rate: unknown key"),
+    ({"sweep": {"points": {"p": {"model": {"layers": 1.5}}}}}, "sweep.points.p.model.layers: 1.5 is not of type"),
+    ({"device": "tpu"}, "device: 'tpu' does not match"),
+    ({"overrides": {"toy": {"device": "tpu"}}}, "overrides.toy.device: 'tpu' does not match"),
+])
+def test_config_values_of_the_wrong_kind_are_refused_with_their_key(config, key):
+    """A float where an integer is due would end as a traceback inside a job (``range(1.0)``,
+    ``seed42.0/``); an override is checked like the key it overrides; ``device`` is a device."""
+    with pytest.raises(ConfigError) as err:
+        _checked({"datasets": {"toy": _TOY}} | config)
+    assert key in str(err.value)
+
+
+def test_yaml12_floats_are_read_as_numbers_where_a_number_is_due():
+    """PyYAML reads ``lr: 1e-4`` as the string "1e-4" (YAML 1.1 wants ``1.0e-4``); the docs write
+    it the YAML 1.2 way, so the check reads it as the float, in overrides too; a string where a
+    string is due stays one."""
+    import yaml
+
+    config = yaml.safe_load("datasets: {toy: {source: synthetic}}\ntrain: {lr: 1e-4}\n"
+                            "overrides: {toy: {train: {lr: 5E-3, weight_decay: 1e-2}}}\n"
+                            "data_dir: 1e-4\ndevice: cuda:1\n")
+    assert config["train"]["lr"] == "1e-4"  # what PyYAML gives
+    _checked(config)
+    assert config["train"]["lr"] == 1e-4 and config["overrides"]["toy"]["train"] == {"lr": 5e-3, "weight_decay": 0.01}
+    assert config["data_dir"] == "1e-4"  # a path, not a number
+
+
+def test_report_group_of_an_undefined_dataset_is_refused():
+    with pytest.raises(ConfigError) as err:
+        _checked({"datasets": {"toy": _TOY}, "report": {"groups": {"mine": ["toy", "tyo"]}}})
+    assert str(err.value).startswith("report.groups.mine: 'tyo' is not a dataset under `datasets` (configured: toy)")
+    assert "Fix: correct the name" in str(err.value)
+
+
+def test_names_longer_than_a_file_name_allows_are_refused_at_start():
+    with pytest.raises(ConfigError, match="datasets: '" + "a" * 65 + "' is too long"):
+        _checked({"datasets": {"a" * 65: _TOY}})
+    with pytest.raises(ConfigError, match="is too long"):
+        _checked({"datasets": {"toy": _TOY}, "report": {"groups": {"g" * 300: ["toy"]}}})
+    _checked({"datasets": {"a" * 64: _TOY}})

@@ -24,7 +24,9 @@ in :data:`SPEC_DEFAULTS`:
 * ``url`` (base URL: a file is fetched from ``url + relative path``; ``http://`` or ``https://``,
   or ``file://`` (a local mirror) only with ``allow_file_url: true``), ``public``, ``how_to_get``
   (shown when files are missing), ``md5`` (``{relative path: md5 hex digest}``: the known
-  checksums a downloaded file must match; a file without one is accepted and its md5 logged).
+  checksums a downloaded file must match; a file without one is accepted and its md5 logged) and
+  ``git_blob`` (``{relative path: git blob id}``, what ``git hash-object FILE`` prints: the
+  checksum of a file whose md5 is not known but whose upstream git tree lists it).
 
 Every file path is relative to ``data_dir`` and stays inside it: absolute paths and ``..`` are
 refused (:func:`validate_spec`), so a shared config cannot make the download step write, or
@@ -63,6 +65,7 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "public": True,
     "how_to_get": None,
     "md5": None,
+    "git_blob": None,
     "allow_file_url": False,
     "spacy_model": None,
     "synthetic": {},
@@ -81,7 +84,6 @@ _BOOL = ("ratings", "balance", "public", "allow_file_url")
 URL_SCHEMES = ("http", "https")
 
 DOWNLOAD_COMMAND = "snakemake --cores 1 download"
-_MD5 = re.compile(r"[0-9a-fA-F]{32}")
 
 
 def validate_spec(name: str, spec: dict) -> dict:
@@ -139,19 +141,21 @@ def validate_spec(name: str, spec: dict) -> dict:
     df = out["dev_fraction"]
     if df is not None and (isinstance(df, bool) or not isinstance(df, (int, float)) or not 0 < df < 1):
         raise fail("dev_fraction", f"{df!r} is not a number in (0, 1)", "give e.g. 0.2, or null")
-    md5 = out["md5"]
-    if md5 is not None:
-        if not isinstance(md5, dict):
-            raise fail("md5", f"{md5!r} is not a mapping",
-                       "give {relative path: md5 hex digest}, e.g. {restaurant/train.txt: 9bc6...}")
-        for rel, digest in md5.items():
+    for key, digits, example, how in (("md5", 32, "9bc6...", "`md5sum FILE`"),
+                                      ("git_blob", 40, "b475...", "`git hash-object FILE`")):
+        sums = out[key]
+        if sums is None:
+            continue
+        if not isinstance(sums, dict):
+            raise fail(key, f"{sums!r} is not a mapping",
+                       f"give {{relative path: hex digest}}, e.g. {{restaurant/train.txt: {example}}}")
+        for rel, digest in sums.items():
             if not (isinstance(rel, str) and rel):
-                raise fail("md5", f"{rel!r} is not a relative path",
-                           "use the file's path relative to data_dir")
-            _check_inside(rel, lambda problem, fix: fail(f"md5.{rel}", problem, fix))
-            if digest is not None and not (isinstance(digest, str) and _MD5.fullmatch(digest)):
-                raise fail(f"md5.{rel}", f"{digest!r} is not an md5 hex digest (32 hex digits)",
-                           "give the digest `md5sum FILE` prints, or null for none")
+                raise fail(key, f"{rel!r} is not a relative path", "use the file's path relative to data_dir")
+            _check_inside(rel, lambda problem, fix: fail(f"{key}.{rel}", problem, fix))
+            if digest is not None and not (isinstance(digest, str) and re.fullmatch(f"[0-9a-fA-F]{{{digits}}}", digest)):
+                raise fail(f"{key}.{rel}", f"{digest!r} is not {'an md5' if key == 'md5' else 'a git blob id'} ({digits} hex digits)",
+                           f"give the digest {how} prints, or null for none")
     if not isinstance(out["synthetic"], dict):
         raise fail("synthetic", f"{out['synthetic']!r} is not a mapping",
                    "give the keyword arguments of generate_synthetic")

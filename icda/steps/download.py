@@ -34,6 +34,20 @@ def file_md5(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def file_git_blob(path: str | Path) -> str:
+    """The git blob id of a file (what ``git hash-object FILE`` prints): the SHA-1 of
+    ``b"blob <size>\\0"`` followed by the file's bytes."""
+    digest = hashlib.sha1(f"blob {Path(path).stat().st_size}\0".encode())
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+#: the checksums a spec may know of a file: spec key → the function that computes it
+CHECKSUMS = {"md5": file_md5, "git_blob": file_git_blob}
+
+
 def unreachable(urls: list[str], timeout: float = 5.0) -> dict[str, str]:
     """{url: why} for the ``urls`` whose server cannot be reached (no network, unknown host,
     refused or timed-out connection). One HEAD request per server (scheme and host), the first
@@ -60,8 +74,9 @@ def unreachable(urls: list[str], timeout: float = 5.0) -> dict[str, str]:
 def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0) -> list[Path]:
     """Fetch the missing files of a public dataset from ``spec["url"] + relative path``.
 
-    Each file is written to a temporary name beside its final path; its md5 is checked against
-    ``spec["md5"][relative path]`` when one is known (otherwise logged), and only then is it
+    Each file is written to a temporary name beside its final path; its md5 and git blob id are
+    checked against ``spec["md5"]`` and ``spec["git_blob"]`` where known (otherwise its md5 is
+    logged), and only then is it
     renamed to its final path, so a failed, stalled or corrupt download, or a web page served in
     place of the file, leaves nothing behind.
 
@@ -76,7 +91,7 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
             (offline, a URL not found, a server that stalls or sends so slowly that the file
             misses its :data:`DOWNLOAD_DEADLINE`: the message names the URL and the path to put
             the file at); what arrived is a web page (Content-Type text/html, or it starts with
-            ``<!DOCTYPE html`` or ``<html``), not data; or a file's md5 differs from the known one
+            ``<!DOCTYPE html`` or ``<html``), not data; or a file's checksum differs from the known one
             (the message names the file, both checksums and the fix).
     """
     spec = validate_spec(name, spec)
@@ -94,7 +109,6 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
                             f"{path.resolve()}, outside data_dir {root} (a symbolic link leads out)",
                             "put the file there by hand, or replace the link by a folder")
     base = spec["url"] if spec["url"].endswith("/") else spec["url"] + "/"
-    known = spec["md5"] or {}
     done = []
     for path in missing:
         rel = path.relative_to(data_dir).as_posix()
@@ -102,20 +116,20 @@ def download(name: str, spec: dict, data_dir: str | Path, timeout: float = 60.0)
         log.info("%s: downloading %s to %s", name, url, path)
         with atomic_path(path) as tmp:  # removed on any failure: no partial file is kept
             _fetch(name, url, path, tmp, timeout)
-            actual = file_md5(tmp)
-            expected = known.get(rel)
-            if expected is None:
-                log.info("%s: %s has no known checksum; its md5 is %s", name, path, actual)
-            elif actual != expected.lower():
-                raise DataError(path, None,
-                                f"dataset {name!r}: the file downloaded from {url} has md5 {actual}, "
-                                f"expected {expected} (datasets.{name}.md5)",
-                                "rerun to download it again (it was not kept); if the checksum "
-                                "still differs, the upstream file changed: place the right file "
-                                f"at {path.resolve()} by hand, or correct datasets.{name}.md5 / "
-                                "url")
-            else:
-                log.info("%s: %s md5 %s verified", name, path, actual)
+            checked = [key for key in CHECKSUMS if (spec[key] or {}).get(rel)]
+            if not checked:
+                log.info("%s: %s has no known checksum; its md5 is %s", name, path, file_md5(tmp))
+            for key in checked:
+                expected, actual = spec[key][rel].lower(), CHECKSUMS[key](tmp)
+                if actual != expected:
+                    raise DataError(path, None,
+                                    f"dataset {name!r}: the file downloaded from {url} has {key} {actual}, "
+                                    f"expected {expected} (datasets.{name}.{key})",
+                                    "rerun to download it again (it was not kept); if the checksum "
+                                    "still differs, the upstream file changed: place the right file "
+                                    f"at {path.resolve()} by hand, or correct datasets.{name}.{key} / "
+                                    "url")
+                log.info("%s: %s %s %s verified", name, path, key, actual)
         done.append(path)
     return done
 
