@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import json
 import logging
 import math
 import socket
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -605,3 +605,48 @@ def test_jsonl_files_are_read_as_jsonl_without_a_format_key(tmp_path):
     stats = prepare_dataset("toy", spec, tmp_path, tmp_path / "out")
     assert stats["splits"]["train"]["labels"] == {"0": 4, "1": 4}
     assert read_documents(tmp_path / "out/test.jsonl")[1].sentences[0] == "The food was great 1."
+
+
+def test_icda_files_from_windows_editors_and_lower_cased_corpora_read_as_written(tmp_path):
+    """A byte-order mark before the first label, ``[sep]`` in lower case and lone-CR line ends
+    are the same documents as the plain file, not a label '\\ufeff1' or one-sentence documents."""
+    plain = "1\tThe food.[SEP]The room.[SEP]The staff.\n0\tBland dish.[SEP]Fine view.\n"
+    variants = {"plain": plain.encode(), "bom": "\ufeff".encode() + plain.encode(),
+                "lower": plain.replace("[SEP]", "[sep]").encode(), "cr": plain.replace("\n", "\r").encode()}
+    read = {}
+    for name, data in variants.items():
+        (tmp_path / name).write_bytes(data)
+        read[name] = [(d.label, d.sentences) for d in read_icda(tmp_path / name)]
+    assert read["plain"] == [(1, ("The food.", "The room.", "The staff.")), (0, ("Bland dish.", "Fine view."))]
+    assert all(docs == read["plain"] for docs in read.values())
+
+
+def test_a_jsonl_file_read_as_tab_separated_says_how_to_declare_its_format(tmp_path):
+    (tmp_path / "dev.jsonl").write_text('{"label": 1, "sentences": ["a", "b"]}\n', encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        read_icda(tmp_path / "dev.jsonl")
+    assert err.value.line == 1 and "no tab" in err.value.problem
+    assert "the line is a JSON object" in err.value.fix and "`format: jsonl`" in err.value.fix
+
+
+def test_a_class_missing_after_preparation_gets_the_fix_of_its_cause(tmp_path):
+    """Too few synthetic documents, a file without one class, and documents dropped as too
+    short are three causes with three fixes, not one "lower min_sentences"."""
+    five = {"source": "synthetic", "classes": 5, "synthetic": {"n_train": 4, "n_dev": 20, "n_test": 20}}
+    with pytest.raises(DataError) as err:
+        prepare_dataset("five", five, tmp_path, tmp_path / "five")
+    assert "class(es) [4] missing" in err.value.problem and err.value.fix.startswith("raise synthetic.n_train (now 4)")
+
+    _toy_data(tmp_path / "data")
+    one_class = "".join(f"1\tfood {i}.[SEP]b.[SEP]c.[SEP]d.[SEP]e.\n" for i in range(6))
+    (tmp_path / "data/toy/train.txt").write_text(one_class, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        prepare_dataset("toy", _files_spec(), tmp_path / "data", tmp_path / "out")
+    assert err.value.fix.startswith("the train data has no document of class(es) [0]: check the file")
+
+    short = one_class + "".join(f"0\tbland {i}.[SEP]b.\n" for i in range(6))
+    (tmp_path / "data/toy/train.txt").write_text(short, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        prepare_dataset("toy", _files_spec(), tmp_path / "data", tmp_path / "out")
+    assert err.value.fix.startswith("preparation dropped the documents of class(es) [0] (duplicates: 0, short: 6")
+    assert "lower min_sentences (now 5)" in err.value.fix

@@ -285,6 +285,29 @@ def test_cli(evals, tmp_path, capsys):
     assert not (tmp_path / "x").exists()
 
 
+def test_a_run_with_only_iteration_0_has_no_icda_and_the_tables_say_so(tmp_path):
+    """Iteration 0 is MMI; a run that has not reached iteration 1 (interrupted, or tables made
+    early) has no CDA or ICDA: the cells are "–", not MMI's number under another name."""
+    paths = [_write(tmp_path / "toy/run1/iter0/eval.json", "toy", 1, 0, 0.6),
+             _write(tmp_path / "toy/run2/iter0/eval.json", "toy", 2, 0, 0.7),
+             _write(tmp_path / "toy/run2/iter1/eval.json", "toy", 2, 1, 0.9)]
+    df = load_evaluations(paths)
+    assert df.loc[df["run"] == 1, "method"].tolist() == ["MMI"]
+    table = method_table(df, ["toy"])
+    assert table.loc["MMI", "toy"] == "65.0 ± 7.1" and table.loc["ICDA", "toy"] == "90.0 ± –"
+    write_tables(paths[:1], tmp_path / "t", {"g": ["toy"]}, {})
+    md = (tmp_path / "t/g.md").read_text()
+    assert "| ICDA     | –  " in md and "- toy: run 1 has only iteration 0 (MMI): no CDA or ICDA yet" in md
+    assert "% unfinished: toy: run 1 has only iteration 0" in (tmp_path / "t/g.tex").read_text()
+
+
+def test_out_dir_that_is_a_file_is_refused_with_the_fix(evals, tmp_path, capsys):
+    (tmp_path / "taken").write_text("not a folder")
+    assert main(["report", "tables", "--evals", *map(str, evals), "--out-dir", str(tmp_path / "taken")]) == 2
+    assert f"--out-dir {tmp_path / 'taken'}: is a file, not a folder. Fix: give a folder" in capsys.readouterr().err
+    assert (tmp_path / "taken").read_text() == "not a folder"
+
+
 def test_report_captions_are_valid_rst():
     """Snakemake renders each caption with Jinja2, then docutils (errors stop the report)."""
     from docutils.core import publish_parts

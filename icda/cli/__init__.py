@@ -51,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
     )
+    out_dir = getattr(args, "out_dir", None)
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        print(f"error: --out-dir {out_dir}: is a file, not a folder. Fix: give a folder (it is created "
+              "when missing), or move the file away", file=sys.stderr)
+        return 2
     try:
         return args.func(args) or 0
     except IcdaError as exc:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, Sequence
 
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 
 #: sentence separator of the ICDA text formats
 SEP = "[SEP]"
+#: the separator as files write it: ``[SEP]``, in any case (``[sep]`` in lower-cased corpora)
+_SEP_ANY_CASE = re.compile(re.escape(SEP), re.IGNORECASE)
 #: class labels of the binary datasets
 BINARY_CLASSES = (0, 1)
 #: the keys a generic JSONL record may have
@@ -104,7 +107,7 @@ def read_icda(
                 continue
         else:
             label = _parse_label(path, lineno, field, classes)
-        sentences = _sentences(path, lineno, text.split(SEP))
+        sentences = _sentences(path, lineno, _SEP_ANY_CASE.split(text))
         rationale = None if keywords is None else keyword_rationale(sentences, keywords)
         docs.append(Document(f"{prefix}-{lineno}", label, sentences, rationale))
     if between:
@@ -142,7 +145,7 @@ def read_hotel_test(path: str | Path, *, id_prefix: str | None = None) -> list[D
                     _HOTEL_LINE,
                 )
             indices.append(int(token))
-        sentences, rationale = _sentences_with_rationale(path, lineno, text.split(SEP), indices)
+        sentences, rationale = _sentences_with_rationale(path, lineno, _SEP_ANY_CASE.split(text), indices)
         docs.append(Document(f"{prefix}-{lineno}", None, sentences, rationale))
     return docs
 
@@ -384,6 +387,8 @@ def _lines(path: Path, stream: BinaryIO | None = None) -> Iterator[tuple[int, st
             except UnicodeDecodeError as exc:
                 raise DataError(path, lineno, f"not UTF-8 text (byte {raw[exc.start]:#04x} at column "
                                 f"{exc.start + 1}: {exc.reason})", "convert the file to UTF-8") from exc
+            if lineno == 1:
+                line = line.removeprefix("\ufeff")  # a byte-order mark (Windows editors), not text
             if line.strip():
                 yield lineno, line
 
@@ -401,6 +406,11 @@ def _universal_lines(fh: BinaryIO) -> Iterator[bytes]:
 def _split_tab(path: Path, lineno: int, line: str, fix: str) -> tuple[str, str]:
     field, tab, text = line.partition("\t")
     if not tab:
+        if line.lstrip().startswith("{"):
+            fix = ("the line is a JSON object, but the file is read as tab-separated: train and dev share "
+                   "the dataset's `format:` (left out: jsonl only when the train file is named *.jsonl), the "
+                   "test file has `test_format:`. Give train and dev in one format and set `format: jsonl` "
+                   "(or `test_format: jsonl`) for JSONL")
         raise DataError(path, lineno, "no tab between the first field and the sentences", fix)
     return field.strip(), text
 

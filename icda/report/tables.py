@@ -179,8 +179,9 @@ def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], in
         precision_class2 … for every further class an evaluation records (C > 2 classes). Per (dataset,
         run): iteration 0 → MMI, 1 → CDA, ``icda[(dataset, run)]`` (:func:`icda_iterations`;
         for a run not in it, the highest iteration present) → ICDA (paper section
-        "Experiments"); a file with two roles appears once per role. Sorted by dataset, run,
-        iteration.
+        "Experiments"), never iteration 0: a run with only iteration 0 has no CDA and no ICDA
+        yet (:func:`unfinished_runs`); a file with two roles appears once per role. Sorted by
+        dataset, run, iteration.
 
     Raises:
         DataError: a file is malformed (see :func:`read_evaluation`); two files claim the same
@@ -223,7 +224,7 @@ def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], in
             roles = ["COMP"]
         else:
             taken = (icda or {}).get((rec["dataset"], rec["run"]), iterations[(rec["dataset"], rec["run"])][-1])
-            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == taken))
+            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == taken and k >= 1))
                      if hit]
         for role in roles or [None]:
             rows.append({**rec, "method": role})
@@ -236,6 +237,20 @@ def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], in
     return (df.assign(_order=order)
               .sort_values(["dataset", "run", "iteration", "_order"], na_position="first")
               .drop(columns="_order").reset_index(drop=True))
+
+
+def unfinished_runs(df: pd.DataFrame, datasets: list[str]) -> list[str]:
+    """One line per dataset of ``datasets`` with runs that have only iteration 0 (MMI) so far
+    (``df``: :func:`load_evaluations`), e.g. ``"restaurant: run 2 has only iteration 0 (MMI): no
+    CDA or ICDA yet"``; the tables show CDA and ICDA over the other runs, or "–"."""
+    runs = df.dropna(subset=["iteration"]).groupby(["dataset", "run"])["iteration"].max()
+    lines = []
+    for dataset in datasets:
+        only_mmi = [int(run) for (ds, run), last in runs.items() if ds == dataset and last == 0]
+        if only_mmi:
+            which = f"run {only_mmi[0]} has" if len(only_mmi) == 1 else f"runs {', '.join(map(str, only_mmi))} have"
+            lines.append(f"{dataset}: {which} only iteration 0 (MMI): no CDA or ICDA yet")
+    return lines
 
 
 def method_stats(df: pd.DataFrame, datasets: list[str], metric: str = "precision") -> pd.DataFrame:
@@ -456,6 +471,9 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
         md_parts += [shown.to_markdown(), ""]
     else:
         md_parts += [f"No results for any dataset of this table ({', '.join(group)}).", ""]
+    unfinished = unfinished_runs(df, present)
+    if unfinished:
+        md_parts += ["Unfinished:", ""] + [f"- {line}" for line in unfinished] + [""]
     section = "\n".join(md_parts)  # summary.md lists the unavailable datasets once, at its end
     if notes:
         md_parts += ["Not available:", ""] + [f"- {_one_line(n)}" for n in notes] + [""]
@@ -477,6 +495,8 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
                      f"({', '.join(group)}).\n")
         for n in notes:
             fh.write(f"% not available: {_one_line(n)}\n")
+        for line in unfinished:
+            fh.write(f"% unfinished: {line}\n")
     return paths, section
 
 

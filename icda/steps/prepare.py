@@ -140,12 +140,22 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         labels = Counter(doc.label for doc in prepared[split])
         if len(labels) < spec["classes"]:
             missing = sorted(set(range(spec["classes"])) - set(labels))
+            source = raw[split] if raw[split] is not None else raw["train"]  # dev_fraction: carved from train
+            absent = sorted(set(missing) - {doc.label for doc in source})
+            if absent and spec["source"] == "synthetic":
+                fix = (f"raise synthetic.n_{split} (now {len(source)}): the generator gives each of the "
+                       f"{spec['classes']} classes a share of it, and every class needs documents")
+            elif absent:
+                fix = (f"the {split} data has no document of class(es) {absent}: check the file, or set "
+                       f"the dataset's classes (now {spec['classes']}) to the labels it has")
+            else:
+                fix = (f"preparation dropped the documents of class(es) {missing} "
+                       f"({', '.join(f'{k}: {v}' for k, v in dropped.get(split, {}).items() if k != 'read')}): "
+                       f"lower min_sentences (now {spec['min_sentences']}) or give more data")
             raise DataError(where, None,
                             f"the {split} split has {sum(labels.values())} documents and "
                             f"{len(labels)} class(es) after preparation (need all {spec['classes']}: "
-                            f"class(es) {missing} missing)",
-                            f"check the file (or the dataset's classes), or lower min_sentences "
-                            f"(now {spec['min_sentences']})")
+                            f"class(es) {missing} missing)", fix)
     warnings = check_test_split(name, spec, prepared["test"], inputs["test"])
     overlap = {split: count_test_overlap(prepared[split], prepared["test"])
                for split in ("train", "dev")}
