@@ -444,3 +444,36 @@ def test_workflow_config_for_llm_datasets():
     assert [generate_gpus(config, n) for n in config["datasets"]] == [1, 0, 0, 0]
     assert generated_responses(config, "server") == ["results/server/generated/responses.jsonl"]
     assert generated_responses(config, "files") == []
+
+
+def test_a_base_url_that_serves_a_web_page_is_refused_before_any_request():
+    """A web server's 200 text/html (base_url without /v1, a proxy's login page) is not the API:
+    the start-up check says so with the fix, instead of an AttributeError from the client."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from icda.generate.backends import OpenAIBackend
+    from icda.generate.llm_spec import Backend
+
+    class Page(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            data = b"<!DOCTYPE html><html><body>Welcome</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        with pytest.raises(ConfigError) as err:
+            OpenAIBackend(Backend(type="openai", base_url=url, model="m")).check()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert f"{url}/models answers with text/html ('<!DOCTYPE html>" in str(err.value)
+    assert "Fix: give the API's root, e.g. http://localhost:8000/v1" in str(err.value)

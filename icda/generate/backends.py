@@ -48,18 +48,25 @@ class OpenAIBackend:
         Any other answer, even an error (some servers have no ``/models``), passes.
 
         Raises:
-            ConfigError: the server cannot be reached.
+            ConfigError: the server cannot be reached, or it answers with something other than
+                JSON (a web page: ``base_url`` is not the API's root).
         """
         import openai
 
         try:
-            self.client.models.list()
+            answer = self.client.models.with_raw_response.list()
         except openai.APIConnectionError as exc:
             raise ConfigError(f"llm.backend.base_url: cannot reach {self.client.base_url} ({exc}). "
                               "Fix: start the server (e.g. `vllm serve MODEL --port 8000`) or "
                               "correct base_url") from exc
         except openai.APIError as exc:
             log.info("server check: %s answered %s; going on", self.client.base_url, type(exc).__name__)
+            return
+        kind = answer.headers.get("content-type", "")
+        if "json" not in kind:
+            raise ConfigError(f"llm.backend.base_url: {answer.http_request.url} answers with {kind or 'no type'} "
+                              f"({answer.http_response.text[:60]!r}), not the JSON of an OpenAI-compatible "
+                              "API. Fix: give the API's root, e.g. http://localhost:8000/v1")
 
     def complete(self, request: Request, sampling: Sampling) -> str:
         reply = self.client.chat.completions.create(
