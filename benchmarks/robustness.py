@@ -41,7 +41,7 @@ import yaml
 
 from icda.kernels import FIXED_ENVIRONMENT
 from icda.model_selection import Signals, final_iteration
-from icda.records import PREDICTIONS_FILE
+from icda.layout import predictions_path
 from icda.settings import FINAL_CHOICES, Settings
 from icda.steps.evaluate import evaluate_predictions
 
@@ -141,7 +141,7 @@ def _test_precision(run: Path, k: int) -> float:
     chosen = Path(_read(run / f"iter{k}" / "choice.json")["chosen"]["candidate_dir"])
     chosen = chosen if chosen.is_absolute() else run.parents[2] / chosen
     settings = Settings.load(run.parent / "settings.json")
-    return evaluate_predictions(settings, run.parent / "data", chosen / PREDICTIONS_FILE, split="test").precision
+    return evaluate_predictions(settings, run.parent / "data", predictions_path(chosen), split="test").precision
 
 
 def _mean_sd(values: list[float]) -> str:

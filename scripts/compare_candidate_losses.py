@@ -20,7 +20,8 @@ from pathlib import Path
 
 from icda.data.document import read_documents
 from icda.metrics import rationale_metrics
-from icda.records import PREDICTIONS_FILE, Choice, Predictions
+from icda.layout import predictions_path
+from icda.records import Choice, Predictions
 from icda.model_selection import rechoose
 
 OTHER = {"augmented_dev": "original_dev", "original_dev": "augmented_dev"}
@@ -28,7 +29,7 @@ OTHER = {"augmented_dev": "original_dev", "original_dev": "augmented_dev"}
 
 def dev_precision(candidate_dir: Path, dev) -> float:
     """Rationale precision (fraction) of a candidate's predictions on the original dev split."""
-    pred = Predictions.read(candidate_dir / PREDICTIONS_FILE).dev
+    pred = Predictions.read(predictions_path(candidate_dir)).dev
     return rationale_metrics(pred.positions, [d.rationale for d in dev], [len(d.sentences) for d in dev])["precision"]
 
 
