@@ -22,9 +22,9 @@ import dataclasses
 import statistics
 from pathlib import Path
 
-from icda.data.document import read_documents
+from icda.data.document import read_split
 from icda.metrics import rationale_metrics
-from icda.layout import history_path
+from icda.layout import CHOICE_FILE, history_path, iteration_dir
 from icda.records import Choice, History
 from icda.model_selection import accuracy, choose, convergence, cross_entropy
 from icda.settings import IcdaSettings
@@ -94,10 +94,10 @@ def main(argv: list[str] | None = None) -> None:
     print("| dataset | run | ΔA | original dev loss | original dev accuracy | dev precision % |")
     print("|---|---|---|---|---|---|")
     for dataset in args.datasets:
-        dev = read_documents(args.results / dataset / "data" / "dev.jsonl")
+        dev = read_split(args.results / dataset / "data", "dev")
         labels = [d.label for d in dev]
         for run_dir in sorted(args.results.glob(f"{dataset}/run*")):
-            choices = [with_accuracy(Choice.read(run_dir / f"iter{k}" / "choice.json"), labels)
+            choices = [with_accuracy(Choice.read(iteration_dir(run_dir, k) / CHOICE_FILE), labels)
                        for k in range(args.horizon + 1)]
             precision = []
             for choice in choices:
