@@ -20,16 +20,16 @@ import sys
 import time
 
 SETTINGS = "import icda.settings; icda.settings.Settings.from_dict({})"  # as Settings.load does
-#: what each command's ``run`` imports (icda/cli/<command>.py)
+#: what each command imports (its module, icda/steps/<command>.py, and what its ``run`` imports)
 COMMANDS = {
     "empty interpreter": "pass",
     "import torch (baseline)": "import torch",
-    "select": "import icda.cli.select, icda.model_selection",
-    "pools": f"import icda.cli.pools, icda.counterfactual, icda.records; {SETTINGS}",
-    "converge": f"import icda.cli.converge, icda.records, icda.model_selection; {SETTINGS}",
-    "augment": f"import icda.cli.augment, icda.counterfactual, icda.data.sentence_ids; {SETTINGS}",
-    "evaluate --predictions (sweep)": f"import icda.cli.evaluate, icda.steps.evaluate, icda.metrics, icda.data.document; {SETTINGS}",
-    "evaluate --model": "import icda.cli.common, icda.cli.evaluate, icda.steps.evaluate, icda.train, icda.loading",
+    "select": "import icda.steps.select, icda.model_selection",
+    "pools": f"import icda.steps.pools, icda.counterfactual, icda.records; {SETTINGS}",
+    "converge": f"import icda.steps.converge, icda.records, icda.model_selection; {SETTINGS}",
+    "augment": f"import icda.steps.augment, icda.counterfactual, icda.data.sentence_ids; {SETTINGS}",
+    "evaluate --predictions (sweep)": f"import icda.steps.evaluate, icda.metrics, icda.data.document; {SETTINGS}",
+    "evaluate --model": "import icda.steps.evaluate, icda.train, icda.loading",
 }
 
 

@@ -41,7 +41,7 @@ import yaml
 
 from icda.kernels import FIXED_ENVIRONMENT
 from icda.model_selection import Signals, final_iteration
-from icda.records import PREDICTIONS_FILE
+from icda.layout import CHOICE_FILE, EVAL_FILE, iteration_dir, predictions_path
 from icda.settings import FINAL_CHOICES, Settings
 from icda.steps.evaluate import evaluate_predictions
 
@@ -135,13 +135,13 @@ def run_rows(out: Path, final_choice: str | None = None) -> list[dict]:
 def _test_precision(run: Path, k: int) -> float:
     """Test rationale precision (fraction) of iteration k's chosen selector: its eval.json, or
     the evaluation of the test positions training recorded (:func:`icda.steps.evaluate.evaluate_predictions`)."""
-    evaluation = run / f"iter{k}" / "eval.json"
+    evaluation = iteration_dir(run, k) / EVAL_FILE
     if evaluation.exists():
         return _read(evaluation)["precision"]
-    chosen = Path(_read(run / f"iter{k}" / "choice.json")["chosen"]["candidate_dir"])
+    chosen = Path(_read(iteration_dir(run, k) / CHOICE_FILE)["chosen"]["candidate_dir"])
     chosen = chosen if chosen.is_absolute() else run.parents[2] / chosen
     settings = Settings.load(run.parent / "settings.json")
-    return evaluate_predictions(settings, run.parent / "data", chosen / PREDICTIONS_FILE, split="test").precision
+    return evaluate_predictions(settings, run.parent / "data", predictions_path(chosen), split="test").precision
 
 
 def _mean_sd(values: list[float]) -> str:

@@ -1,22 +1,26 @@
-"""``config/README.md``: the reference of every workflow configuration key, generated from the
-JSON Schema the Snakefile validates the configuration against
-(``workflow/schemas/config.schema.yaml``), so that the two cannot drift apart.
+"""``python -m icda config-reference``: write config/README.md from the configuration schema.
 
-Regenerate after a schema change with ``python -m icda config-reference``;
-``tests/test_config_reference.py`` fails while the committed file differs from the generated
-one, or while a key has no ``description`` in the schema.
+Run from the repository root after changing ``workflow/schemas/config.schema.yaml``;
+``--check`` only compares (exit status 1 and a diff when the committed file is out of date).
+
+``config/README.md`` is the reference of every workflow configuration key, generated from the
+JSON Schema the Snakefile validates the configuration against, so that the two cannot drift
+apart: ``tests/test_config_reference.py`` fails while the committed file differs from the
+generated one, or while a key has no ``description`` in the schema.
 """
 
 from __future__ import annotations
 
+import argparse
 import difflib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 import yaml
 
-from icda.io import read_yaml
+from icda.io import atomic_write, read_yaml
 
 #: the schema and the reference, relative to the repository root
 SCHEMA_PATH = Path("workflow/schemas/config.schema.yaml")
@@ -148,3 +152,38 @@ def drift(generated: str, committed_path: str | Path) -> str:
     return "".join(difflib.unified_diff(committed.splitlines(True), generated.splitlines(True),
                                         str(path), "generated"))
 
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("config-reference", help="write config/README.md from the config schema",
+                       description="\n\n".join(__doc__.split("\n\n")[:2]))
+    p.add_argument("--schema", type=Path, default=Path("workflow/schemas/config.schema.yaml"),
+                   help="the JSON Schema of the workflow config (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=Path("config/README.md"),
+                   help="the reference to write (default: %(default)s)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 with a diff if --out differs from the generated text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    schema = load_schema(args.schema)
+    missing = undocumented(schema)
+    if missing:
+        print(f"warning: {args.schema}: keys without a description: {', '.join(missing)} "
+              "(add `description:` to each)", file=sys.stderr)
+    text = render_reference(schema)
+    if args.check:
+        diff = drift(text, args.out)
+        if diff:
+            print(diff, end="")
+            print(f"{args.out} is out of date: run `python -m icda config-reference`", file=sys.stderr)
+            return 1
+        return 0
+    with atomic_write(args.out) as fh:
+        fh.write(text)
+    print(f"wrote {args.out}")
+    return 0

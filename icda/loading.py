@@ -1,7 +1,7 @@
-"""What the train, evaluate and predict steps load: a dataset's settings, prepared splits and
-sentence vectors as a :class:`Workspace` (documents → sentence-id tensors, and the network built
-on those vectors), and the model files (model.pt: :func:`save_model`, :func:`read_saved_model`,
-:func:`load_weights`)."""
+"""What the train, evaluate and predict steps load: a dataset's settings (:func:`load_settings`),
+prepared splits and sentence vectors as a :class:`Workspace` (documents → sentence-id tensors, and
+the network built on those vectors), and the model files (model.pt: :func:`save_model`,
+:func:`read_saved_model`, :func:`load_weights`)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from typing import Callable
 
 import torch
 
-from icda.data.document import Document, read_documents
+from icda.data.document import Document, read_split
 from icda.data.sentence_ids import SentenceIdSplit, to_sentence_ids
-from icda.data.dataset_spec import SPLITS
 from icda.embed import EmbeddingCache
 from icda.encoder import SentenceEncoder, load_tokenizer, resolve_device, tokenize_sentences
 from icda.errors import DataError, rebuild_fix
 from icda.io import save_torch
+from icda.layout import SPLITS, split_path
 from icda.model import CachedSentences, FinetunedSentences, RationaleNetwork
 from icda.settings import (
     EncoderSettings,
@@ -63,7 +63,15 @@ class Workspace:
         return to_sentence_ids(docs, self.sentence_id, self.settings.encoder.max_sentences, where)
 
     def split(self, name: str) -> SentenceIdSplit:
-        return self.sentence_ids(self.documents[name], str(self.data_dir / f"{name}.jsonl"))
+        return self.sentence_ids(self.documents[name], str(split_path(self.data_dir, name)))
+
+
+def load_settings(path: str | Path, threads: int | None = None) -> Settings:
+    """The settings of a ``settings.json``, after setting torch's CPU threads to ``threads``
+    (``--threads`` of the commands that load a workspace; None or 0: torch's default)."""
+    if threads:
+        torch.set_num_threads(threads)
+    return Settings.load(path)
 
 
 def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | Path | None = None) -> Workspace:
@@ -79,9 +87,9 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
             sentence of the data (stale cache).
     """
     data_dir = Path(data_dir)
-    documents = {s: read_documents(data_dir / f"{s}.jsonl") for s in SPLITS}
+    documents = {s: read_split(data_dir, s) for s in SPLITS}
     for split in ("train", "dev"):
-        check_k(settings, documents[split], data_dir / f"{split}.jsonl")
+        check_k(settings, documents[split], split_path(data_dir, split))
     device = resolve_device(settings.device)
     if not settings.model.finetune:
         if embeddings is None:

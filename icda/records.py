@@ -45,6 +45,7 @@ from typing import Any, ClassVar, Sequence
 
 from icda.errors import DataError, rebuild_fix
 from icda.io import read_json_file, write_json
+from icda.layout import model_path, predictions_path
 
 SPLITS_PREDICTED = ("train", "dev")
 #: sentence id of an empty slot in a [B, N] id matrix (:class:`~icda.data.sentence_ids.SentenceIdSplit`,
@@ -325,10 +326,7 @@ class Predictions(Record):
         _check_splits(self, n_sentences)
 
 
-#: the files a candidate folder holds (``python -m icda train --out-dir``)
-MODEL_FILE, PREDICTIONS_FILE, HISTORY_FILE = "model.pt", "predictions.json", "history.json"
-#: beside a model.pt: the settings it was trained with (:class:`ModelCard`)
-MODEL_CARD_FILE = "model.json"
+# the files of a candidate folder: MODEL_FILE, PREDICTIONS_FILE, HISTORY_FILE, MODEL_CARD_FILE (icda.layout)
 
 
 @dataclass(frozen=True)
@@ -384,8 +382,9 @@ class Choice(Record):
     with its scores, the loss that ranked the candidates, the previous iteration's ΔA, every
     candidate's :class:`CandidateScore` and ``reason``, why it won
     (:func:`icda.model_selection.choose`; None in files written before it existed). The chosen
-    candidate's folder (``chosen.candidate_dir``) is followed only here: :attr:`model_path`,
-    :meth:`predictions`."""
+    candidate's folder (``chosen.candidate_dir``) is followed only here, with the file names of
+    :mod:`icda.layout`: :attr:`candidate_path`, :attr:`model_path`, :attr:`predictions_path`,
+    :meth:`predictions`, :meth:`fresh_predictions`."""
 
     WHAT: ClassVar[str] = "a candidate choice"
     COMMAND: ClassVar[str] = "select"
@@ -414,9 +413,19 @@ class Choice(Record):
             raise ValueError(f"field '{name}': {exc}") from None
 
     @property
+    def candidate_path(self) -> Path:
+        """The chosen candidate's folder (a candidate folder of :mod:`icda.layout`)."""
+        return Path(self.chosen.candidate_dir)
+
+    @property
     def model_path(self) -> Path:
         """The chosen candidate's ``model.pt``."""
-        return Path(self.chosen.candidate_dir) / MODEL_FILE
+        return model_path(self.candidate_path)
+
+    @property
+    def predictions_path(self) -> Path:
+        """The chosen candidate's ``predictions.json``."""
+        return predictions_path(self.candidate_path)
 
     def predictions(self, n_sentences: dict[str, Sequence[int]] | None = None) -> Predictions:
         """The chosen candidate's ``predictions.json`` (positions checked against
@@ -425,7 +434,7 @@ class Choice(Record):
         Raises:
             DataError: it is missing or malformed.
         """
-        return Predictions.read(Path(self.chosen.candidate_dir) / PREDICTIONS_FILE, n_sentences)
+        return Predictions.read(self.predictions_path, n_sentences)
 
     def fresh_predictions(self, n_sentences: dict[str, Sequence[int]] | None = None) -> list[Predictions]:
         """The ``predictions.json`` of every fresh (not warm-started) candidate, in order.
@@ -433,7 +442,7 @@ class Choice(Record):
         Raises:
             DataError: one is missing or malformed.
         """
-        return [Predictions.read(Path(c.candidate_dir) / PREDICTIONS_FILE, n_sentences)
+        return [Predictions.read(predictions_path(c.candidate_dir), n_sentences)
                 for c in self.candidates if not c.warm_start]
 
 

@@ -1,5 +1,11 @@
-"""Dev-only tuning sweep: train MMI per grid point, dataset and seed; tabulate dev metrics; choose.
+"""``python -m icda sweep``: the dev-only tuning table, plot and choice from the sweep's dev
+evaluations (``snakemake sweep``; see :mod:`icda.sweep`).
 
+Writes ``--out-dir``/sweep.csv, sweep.md, sweep.png and chosen.json from the dev_eval.json of
+every (point, dataset, seed), labelled point/dataset/seed (``--evals``); ``--points`` (JSON: point
+name → its overrides) shows each point's overrides in the table.
+
+Dev-only tuning sweep: train MMI per grid point, dataset and seed; tabulate dev metrics; choose.
 A sweep point is a set of overrides of the ``encoder``/``model``/``train`` settings (merged over
 each dataset's own settings, ``base`` = none). Each (point, dataset, seed) trains one MMI model
 (``python -m icda train``) and evaluates it on the **dev** split (``python -m icda evaluate
@@ -13,6 +19,7 @@ datasets; the lowest score wins, ties going to the higher mean precision.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
@@ -20,7 +27,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from icda.records import HISTORY_FILE, Evaluation, History
+from icda.io import atomic_write, read_json, write_json
+from icda.layout import history_path
+from icda.records import Evaluation, History
 
 
 @dataclass(frozen=True)
@@ -49,7 +58,7 @@ def read_record(dev_eval: str | Path) -> SweepRecord:
         DataError: either file is missing or malformed.
     """
     ev = Evaluation.read(dev_eval)
-    history = History.read(Path(ev.model).parent / HISTORY_FILE)
+    history = History.read(history_path(Path(ev.model).parent))
     return SweepRecord(
         point=str(ev.point), dataset=str(ev.dataset), seed=int(ev.seed),
         dev_precision=ev.precision, dev_accuracy=history.dev_accuracy, dev_loss=history.dev_loss,
@@ -152,3 +161,31 @@ def plot(table: pd.DataFrame, out: str | Path) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sweep", help="dev-only tuning table and choice of a settings sweep",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
+                   help="dev_eval.json of every (point, dataset, seed), labelled point/dataset/seed")
+    p.add_argument("--points", type=Path, help="JSON: point name → its overrides (shown in the table)")
+    p.add_argument("--out-dir", required=True, type=Path,
+                   help="writes sweep.csv, sweep.md, sweep.png and chosen.json")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    table = sweep_table([read_record(path) for path in args.evals])
+    points = read_json(args.points) if args.points else None
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.out_dir / "sweep.csv") as fh:
+        table.to_csv(fh, index=False, float_format="%.4f")
+    with atomic_write(args.out_dir / "sweep.md") as fh:
+        fh.write(to_markdown(table, points))
+    plot(table, args.out_dir / "sweep.png")
+    chosen = choose(table)
+    write_json({"chosen": chosen, "overrides": (points or {}).get(chosen)}, args.out_dir / "chosen.json")
+    print(f"chosen: {chosen}")

@@ -18,9 +18,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from icda.data.document import read_documents
+from icda.data.document import read_split
 from icda.metrics import rationale_metrics
-from icda.records import PREDICTIONS_FILE, Choice, Predictions
+from icda.layout import CHOICE_FILE, iteration_dir, predictions_path
+from icda.records import Choice, Predictions
 from icda.model_selection import rechoose
 
 OTHER = {"augmented_dev": "original_dev", "original_dev": "augmented_dev"}
@@ -28,7 +29,7 @@ OTHER = {"augmented_dev": "original_dev", "original_dev": "augmented_dev"}
 
 def dev_precision(candidate_dir: Path, dev) -> float:
     """Rationale precision (fraction) of a candidate's predictions on the original dev split."""
-    pred = Predictions.read(candidate_dir / PREDICTIONS_FILE).dev
+    pred = Predictions.read(predictions_path(candidate_dir)).dev
     return rationale_metrics(pred.positions, [d.rationale for d in dev], [len(d.sentences) for d in dev])["precision"]
 
 
@@ -42,11 +43,11 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|---|---|---|")
     other_better = differ = 0
     for dataset in args.datasets:
-        dev = read_documents(args.results / dataset / "data" / "dev.jsonl")
+        dev = read_split(args.results / dataset / "data", "dev")
         for run_dir in sorted(args.results.glob(f"{dataset}/run*")):
             k = 1
-            while (run_dir / f"iter{k}" / "choice.json").exists():
-                choice = Choice.read(run_dir / f"iter{k}" / "choice.json")
+            while (iteration_dir(run_dir, k) / CHOICE_FILE).exists():
+                choice = Choice.read(iteration_dir(run_dir, k) / CHOICE_FILE)
                 alt = rechoose(choice, OTHER[choice.candidate_loss])
                 if alt.name != choice.chosen.name:
                     chosen_p = dev_precision(workdir / choice.chosen.candidate_dir, dev)

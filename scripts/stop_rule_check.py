@@ -22,9 +22,10 @@ import dataclasses
 import statistics
 from pathlib import Path
 
-from icda.data.document import read_documents
+from icda.data.document import read_split
 from icda.metrics import rationale_metrics
-from icda.records import HISTORY_FILE, Choice, History
+from icda.layout import CHOICE_FILE, history_path, iteration_dir
+from icda.records import Choice, History
 from icda.model_selection import accuracy, choose, convergence, cross_entropy
 from icda.settings import IcdaSettings
 
@@ -57,7 +58,7 @@ def paper_stop_fires(choice: Choice, previous: Choice) -> tuple[bool, bool]:
     """(epoch −1 would be the warm start's kept checkpoint under the paper's rule, and the
     unimproved warm start would then have won the iteration, ending the loop)."""
     warm = next(c for c in choice.candidates if c.warm_start)
-    epochs = History.read(Path(warm.candidate_dir) / HISTORY_FILE).epochs
+    epochs = History.read(history_path(warm.candidate_dir)).epochs
     initial = next(e for e in epochs if e["epoch"] == -1)
     trained = [e["dev_loss"] for e in epochs if e["epoch"] >= 0 and not e["degenerate"]]
     kept_initial = not trained or initial["dev_loss"] < min(trained)
@@ -93,10 +94,10 @@ def main(argv: list[str] | None = None) -> None:
     print("| dataset | run | ΔA | original dev loss | original dev accuracy | dev precision % |")
     print("|---|---|---|---|---|---|")
     for dataset in args.datasets:
-        dev = read_documents(args.results / dataset / "data" / "dev.jsonl")
+        dev = read_split(args.results / dataset / "data", "dev")
         labels = [d.label for d in dev]
         for run_dir in sorted(args.results.glob(f"{dataset}/run*")):
-            choices = [with_accuracy(Choice.read(run_dir / f"iter{k}" / "choice.json"), labels)
+            choices = [with_accuracy(Choice.read(iteration_dir(run_dir, k) / CHOICE_FILE), labels)
                        for k in range(args.horizon + 1)]
             precision = []
             for choice in choices:

@@ -11,7 +11,8 @@ import pytest
 from icda.cli import main
 from icda.data.document import Document, write_documents
 from icda.errors import DataError
-from icda.records import MODEL_CARD_FILE, MODEL_FILE, ModelCard, Predictions
+from icda.layout import MODEL_CARD_FILE, MODEL_FILE
+from icda.records import ModelCard, Predictions
 
 POSITIVE = ["the food was delicious.", "the dish was amazing.", "the staff was friendly."]
 NEGATIVE = ["the food was terrible.", "the dish was bland.", "the staff was rude."]

@@ -8,6 +8,7 @@ from typing import Iterable
 
 from icda.errors import DataError
 from icda.io import read_jsonl, write_jsonl
+from icda.layout import split_path
 
 
 @dataclass(frozen=True)
@@ -61,3 +62,22 @@ def read_documents(path: str | Path) -> list[Document]:
         raise DataError(path, None, "file not found", "run `python -m icda prepare` first")
     return read_jsonl(path, Document.from_json, "a prepared document record",
                       "regenerate the file with `python -m icda prepare`")
+
+
+def read_split(data_dir: str | Path, split: str) -> list[Document]:
+    """The documents of one prepared split, ``<data_dir>/<split>.jsonl``
+    (:func:`icda.layout.split_path`; ``data_dir``: a prepared data folder of ``python -m icda
+    prepare``, or an iteration's augmented folder for ``train`` and ``dev``).
+
+    Raises:
+        DataError: the file is missing or a line is not a valid document record.
+    """
+    return read_documents(split_path(data_dir, split))
+
+
+def write_split(docs: Iterable[Document], data_dir: str | Path, split: str) -> Path:
+    """Write the documents of one prepared split to ``<data_dir>/<split>.jsonl``, atomically;
+    returns the path."""
+    path = split_path(data_dir, split)
+    write_documents(docs, path)
+    return path

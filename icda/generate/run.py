@@ -1,6 +1,14 @@
-"""Generate the responses of a ``source: llm`` dataset: plan, resume from the cache, ask, retry.
+"""``python -m icda generate``: ask a language model for the documents of a ``source: llm``
+dataset (workflow rule ``generate``).
 
-The requests are planned from the spec alone (labels × ``per_label``, slot values in turn), so a
+Writes the responses file (default ``results/<dataset>/generated/responses.jsonl``) once every
+request has an answer; every attempt is appended to the dataset's cache first, so a killed run
+resumes with the same command and asks only for what is missing (:func:`generate`).
+``python -m icda prepare`` then makes train/dev/test. The API key, if any, is read from the
+environment variable named in ``llm.backend.api_key_env``; the dataset comes from ``--spec``
+(JSON {name, ...spec}, as the workflow writes it) or from ``--config`` and ``--dataset``.
+
+Generating the responses: plan, resume from the cache, ask, retry. The requests are planned from the spec alone (labels × ``per_label``, slot values in turn), so a
 rerun plans the same requests; those with a successful answer in the cache are not asked again.
 Each attempt is appended to the cache; a failed or empty answer is retried with exponential
 backoff. The responses file is written only when every request has an answer: one per request,
@@ -9,6 +17,8 @@ in plan order, so an interrupted-and-resumed run writes the same file as an unin
 
 from __future__ import annotations
 
+import argparse
+import json
 import logging
 import time
 from collections import Counter
@@ -17,7 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from icda.data.dataset_spec import validate_spec
-from icda.errors import DataError
+from icda.data.dataset_spec_files import load_specs
+from icda.errors import ConfigError, DataError
 from icda.generate.records import (Request, Response, ResponseCache, request_key, request_seed,
                                    write_responses)
 from icda.generate.llm_spec import LlmSpec, parse_llm, responses_path
@@ -152,3 +163,46 @@ def generate(name: str, spec: dict, out: str | Path | None = None, backend=None,
     write_responses([answers[r.key] for r in requests], out)
     log.info("%s: wrote %d responses to %s", name, len(requests), out)
     return report
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "generate",
+        help="generate an LLM dataset's raw responses (resumable, cached)",
+        description=(
+            "Ask the model in the dataset's llm.backend (an OpenAI-compatible server, or a local "
+            "transformers model) for per_label responses per label to the llm.prompt, with "
+            "retries and backoff; every attempt is cached, so a rerun asks only for what is "
+            "missing. The API key, if any, is read from the environment variable named in "
+            "llm.backend.api_key_env. The dataset comes from --spec (JSON {name, ...spec}, as the "
+            "workflow writes it) or from --config and --dataset."
+        ),
+    )
+    p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., **spec}")
+    p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
+    p.add_argument("--dataset", help="dataset name under `datasets` in --config")
+    p.add_argument("--out", type=Path, help="responses file (default results/<dataset>/generated/responses.jsonl)")
+    p.add_argument("--cache", type=Path, help="cache file (default llm.cache or results/cache/llm/<dataset>.jsonl)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.config is not None and args.dataset is None:
+        raise ConfigError("--config needs --dataset NAME. Fix: name the dataset to generate")
+    [(name, spec, _)] = load_specs(args.spec, args.config, [args.dataset] if args.config else None)
+    report = generate(name, spec, args.out, cache=args.cache)
+    print(summary(report))
+    return 0
+
+
+def summary(report: dict) -> str:
+    """The counts per label, and the report as JSON."""
+    lines = [f"{report['dataset']}: {report['model']}, {report['attempts']} attempts "
+             f"({report['failed_attempts']} failed); cache {report['cache']}"]
+    for label, c in report["labels"].items():
+        lines.append(f"  label {label}: {c['requested']} requested, {c['cached']} from the cache, "
+                     f"{c['generated']} generated, {c['failed']} failed")
+    return "\n".join(lines + [json.dumps(report)])

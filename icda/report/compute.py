@@ -28,6 +28,7 @@ import pandas as pd
 
 from icda.errors import DataError
 from icda.io import atomic_path, atomic_write, read_json
+from icda.layout import COMP_DIR, RUN_SUMMARY_FILE, candidates_dir, iteration_dir
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def finished_jobs(results: str | Path, summaries: Iterable[str | Path]) -> list[
     jobs, datasets = [], []
     for path in map(Path, summaries):
         run_dir = path.parent
-        if not (path.name == "summary.json" and run_dir.name.startswith("run")
+        if not (path.name == RUN_SUMMARY_FILE and run_dir.name.startswith("run")
                 and run_dir.name[3:].isdigit() and run_dir.parent.parent == results):
             raise DataError(path, None, "not a run summary of this results folder",
                             f"pass {results}/<dataset>/run<r>/summary.json files")
@@ -69,12 +70,12 @@ def finished_jobs(results: str | Path, summaries: Iterable[str | Path]) -> list[
         if dataset not in datasets:
             datasets.append(dataset)
         for k in range(int(read_json(path)["iterations"])):  # one train job per iteration: all its candidates
-            if (run_dir / f"iter{k}" / "candidates").is_dir():
+            if candidates_dir(iteration_dir(run_dir, k)).is_dir():
                 jobs.append({"dataset": dataset, "job": "train", "run": run, "iteration": k,
-                             "benchmark": bench / dataset / run_dir.name / f"iter{k}" / "train.tsv"})
-        if (run_dir / "comp" / "candidates").is_dir():  # one train_comp job per run: its whole grid
+                             "benchmark": iteration_dir(bench / dataset / run_dir.name, k) / "train.tsv"})
+        if candidates_dir(run_dir / COMP_DIR).is_dir():  # one train_comp job per run: its whole grid
             jobs.append({"dataset": dataset, "job": "comp", "run": run, "iteration": None,
-                         "benchmark": bench / dataset / run_dir.name / "comp" / "train.tsv"})
+                         "benchmark": bench / dataset / run_dir.name / COMP_DIR / "train.tsv"})
     for dataset in datasets:
         if (results / dataset / "embeddings.pt").exists():  # frozen mode
             jobs.append({"dataset": dataset, "job": "embed", "run": None, "iteration": None,

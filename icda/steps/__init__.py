@@ -1,6 +1,11 @@
-"""The steps of the ICDA loop, one module per ``python -m icda`` command, each reading the records
-the previous steps wrote, running the algorithm on them and writing its own records:
+"""The commands of ``python -m icda``, one module per command: each holds the step function
+(records in → the algorithm → records out), its sub-command's arguments (``register(subparsers)``)
+and the glue that calls the step with them (``run(args)``); its docstring says what the command
+does, its options and what it reads and writes. :mod:`icda.cli` only lists the modules.
 
+* :mod:`icda.steps.prepare` — ``prepare``: a dataset's train, dev and test JSONL and stats.json.
+* :mod:`icda.steps.download` — ``download``: a public dataset's missing files, md5-checked.
+* :mod:`icda.steps.embed` — ``embed``: a dataset's embedding cache file (frozen-encoder mode).
 * :mod:`icda.steps.train` — ``train``: a candidate's model.pt, model.json, predictions.json, history.json.
 * :mod:`icda.steps.evaluate` — ``evaluate``: eval.json.
 * :mod:`icda.steps.select` — ``select``: choice.json.
@@ -8,13 +13,39 @@ the previous steps wrote, running the algorithm on them and writing its own reco
 * :mod:`icda.steps.augment` — ``augment``: the augmented train and dev sets.
 * :mod:`icda.steps.converge` — ``converge``: converge.json.
 * :mod:`icda.steps.finalize` — ``finalize``: the dataset's ICDA output.
-* :mod:`icda.steps.prepare` — ``prepare``: a dataset's train, dev and test JSONL and stats.json.
-* :mod:`icda.steps.download` — ``download``: a public dataset's missing files, md5-checked.
-* :mod:`icda.steps.embed` — ``embed``: a dataset's embedding cache file (frozen-encoder mode).
 * :mod:`icda.steps.predict` — ``predict``: predictions on new documents; ``finalize``'s model
   export.
+* :mod:`icda.steps.eraser` — ``export-eraser``: the ERASER export of a split and a selector's
+  rationales, eraser_scores.json.
+* :mod:`icda.steps.report` — ``report {tables,plots,viewer,compute,baselines}``: calls the
+  report's builders (:mod:`icda.report`).
+* :mod:`icda.steps.theory` — ``theory``: the binary-variable theory's numbers and figures
+  (:mod:`icda.theory`, :mod:`icda.report.theory_figures`).
 
-The other commands' steps live with their subject: ``generate`` :mod:`icda.generate.run`,
-``report`` :mod:`icda.report`, ``theory`` :mod:`icda.report.theory_figures`, ``sweep``
-:mod:`icda.sweep`, ``config-reference`` :mod:`icda.config_reference`.
+The other commands live in the module of their step function: ``generate`` :mod:`icda.generate.run`,
+``sweep`` :mod:`icda.sweep`, ``config-reference`` :mod:`icda.config_reference`. Where the files
+lie: :mod:`icda.layout`.
 """
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def command_doc(doc: str, paragraphs: int = 1) -> str:
+    """The first ``paragraphs`` paragraphs of a command module's docstring: its ``--help``
+    description (argparse rewraps it)."""
+    return "\n\n".join(doc.split("\n\n")[:paragraphs])
+
+
+def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of the commands that load a dataset's workspace (``train``, ``evaluate``:
+    :func:`icda.loading.open_workspace`)."""
+    parser.add_argument("--settings", type=Path, required=True,
+                        help="settings.json with encoder/model/train/icda/device sections")
+    parser.add_argument("--data-dir", type=Path, required=True,
+                        help="prepared dataset folder holding train/dev/test.jsonl")
+    parser.add_argument("--embeddings", type=Path,
+                        help="embedding cache from `python -m icda embed` (frozen mode)")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")

@@ -1,17 +1,26 @@
-"""The augment step, ``python -m icda augment``: an iteration's pools.json and the prepared train
-and dev splits in; the augmented train.jsonl and dev.jsonl out, each kept original followed by its
-counterfactual (:func:`icda.counterfactual.augmented_documents`).
+"""``python -m icda augment``: write the counterfactually augmented train and dev sets.
+
+The dev draw is the one training evaluates on; training re-draws the train counterfactuals every
+epoch, the train file is one draw. Seed: icda.dev_seed; sentences per document:
+encoder.max_sentences of the settings.
+
+The augment step: an iteration's pools.json and the prepared train and dev splits in; the
+augmented train.jsonl and dev.jsonl out, each kept original followed by its counterfactual
+(:func:`icda.counterfactual.augmented_documents`).
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 from pathlib import Path
 
 from icda.counterfactual import augmented_documents
-from icda.data.document import read_documents
+from icda.data.document import read_split
 from icda.io import write_jsonl
+from icda.layout import split_path
 from icda.records import Pools
+from icda.steps import command_doc
 
 log = logging.getLogger(__name__)
 
@@ -28,14 +37,34 @@ def write_augmented(pools: str | Path, data_dir: str | Path, seed: int, max_sent
         DataError: a file is missing or malformed (among others, a plan built for another number of
             documents, or a position outside the first ``max_sentences`` sentences of its document).
     """
-    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
+    documents = {split: read_split(data_dir, split) for split in ("train", "dev")}
     record = Pools.read(pools, {split: [min(len(d.sentences), max_sentences) for d in docs]
                                 for split, docs in documents.items()})
     written = {}
     for offset, (split, docs) in enumerate(documents.items()):
         plan = getattr(record, split).plan
         records = augmented_documents(docs, plan, seed + offset)
-        write_jsonl(records, Path(out_dir) / f"{split}.jsonl")
+        write_jsonl(records, split_path(out_dir, split))
         written[split] = len(records)
         log.info("%s: %d documents (%d originals + counterfactuals)", split, len(records), len(plan.kept))
     return written
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("augment", help="materialise the augmented dataset (originals + counterfactuals)",
+                       description=command_doc(__doc__, 2))
+    p.add_argument("--pools", type=Path, required=True, help="pools.json of this iteration")
+    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json")
+    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset folder")
+    p.add_argument("--out-dir", type=Path, required=True, help="writes train.jsonl and dev.jsonl")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    from icda.settings import Settings
+
+    settings = Settings.load(args.settings)
+    write_augmented(args.pools, args.data_dir, settings.icda.dev_seed, settings.encoder.max_sentences, args.out_dir)

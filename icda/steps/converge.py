@@ -1,17 +1,23 @@
-"""The converge step, ``python -m icda converge``: an iteration's choice.json, the dataset's
-settings.json (its stop rule) and the previous iteration's converge.json in; the iteration's
-converge.json out (:func:`icda.model_selection.convergence`: whether iteration k+1 exists and, once
-stopped, which iteration is ICDA).
+"""``python -m icda converge``: decide whether the ICDA loop stops after this iteration, and
+which iteration is then ICDA.
+
+The converge step: an iteration's choice.json, the dataset's settings.json (its stop rule:
+``icda.stop_rule``, ``icda.stop_unchanged``, ``icda.max_iters``; the iteration taken as ICDA:
+``icda.final_choice``) and the previous iteration's converge.json in; the iteration's converge.json
+out (:func:`icda.model_selection.convergence`: whether iteration k+1 exists and, once stopped,
+which iteration is ICDA).
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from icda.errors import ConfigError
 from icda.records import Choice, Decision
 from icda.model_selection import convergence
 from icda.settings import Settings
+from icda.steps import command_doc
 
 
 def converge(choice: str | Path, settings: str | Path, previous: str | Path | None, out: str | Path) -> Decision:
@@ -36,3 +42,24 @@ def converge(choice: str | Path, settings: str | Path, previous: str | Path | No
     decision = convergence(chosen, icda, None if previous is None else Decision.read(previous))
     decision.write(out)
     return decision
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("converge", description=command_doc(__doc__),
+                       help="the stop rule (icda.stop_rule, icda.stop_unchanged, icda.max_iters) and "
+                            "the iteration taken as ICDA (icda.final_choice)")
+    p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
+    p.add_argument("--previous", type=Path, help="converge.json of the previous iteration (k >= 1)")
+    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json (its icda section)")
+    p.add_argument("--out", type=Path, required=True, help="converge.json")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    decision = converge(args.choice, args.settings, args.previous, args.out)
+    print(("STOP: " if decision.stop else "CONTINUE: ") + decision.reason)
+    if decision.stop:
+        print(f"ICDA is iteration {decision.final_iteration}: {decision.final_reason}")

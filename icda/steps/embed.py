@@ -1,16 +1,23 @@
-"""The ``embed`` step (``python -m icda embed``, frozen-encoder mode): a prepared dataset's
-split files in, one embedding cache file out (:mod:`icda.embed` builds and checks the cache)."""
+"""``python -m icda embed``: encode a prepared dataset's sentences once (frozen-encoder mode).
+
+The ``embed`` step: a prepared dataset's split files in, one embedding cache file out
+(:mod:`icda.embed` builds and checks the cache). Encoder settings come from ``--settings`` (its
+``encoder`` object) and are overridden by explicit flags.
+"""
 
 from __future__ import annotations
 
+import argparse
 import logging
 from pathlib import Path
 from typing import Mapping
 
 from icda.data.document import read_documents
 from icda.embed import EmbeddingCache, cache_key, embed_documents, unique_sentences
-from icda.encoder import EncoderSettings, encoder_fingerprint, resolve_encoder_path
-from icda.errors import DataError
+from icda.encoder import EncoderSettings, encoder_fingerprint, resolve_device, resolve_encoder_path
+from icda.errors import ConfigError, DataError
+from icda.io import read_json
+from icda.layout import SPLITS, split_path
 
 log = logging.getLogger(__name__)
 
@@ -44,3 +51,72 @@ def embed_splits(doc_paths: Mapping[str, str | Path], settings: EncoderSettings,
     cache.save(out_path)
     log.info("wrote %s: %d sentences × %d", out_path, *cache.vectors.shape)
     return cache
+
+
+def embed_dataset(data_dir: str | Path, settings: EncoderSettings, out_path: str | Path,
+                  cache_dir: str | Path | None = None, *, device: str = "cpu", progress: bool = True) -> EmbeddingCache:
+    """:func:`embed_splits` of a prepared dataset's train, dev and test splits
+    (:func:`icda.layout.split_path`)."""
+    return embed_splits({split: split_path(data_dir, split) for split in SPLITS}, settings, out_path, cache_dir,
+                        device=device, progress=progress)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "embed",
+        help="encode every sentence of a prepared dataset once (frozen encoder cache)",
+        description=(
+            "Encode the unique sentences of DATA_DIR/{train,dev,test}.jsonl with a frozen "
+            "sentence encoder and write one embedding cache file. Encoder settings come from "
+            "--settings (its 'encoder' object) and are overridden by explicit flags."),
+    )
+    parser.add_argument("--data-dir", required=True, type=Path,
+                        help="folder holding train.jsonl, dev.jsonl, test.jsonl (from `prepare`)")
+    parser.add_argument("--out", required=True, type=Path, help="embedding cache file to write (.pt)")
+    parser.add_argument("--settings", type=Path,
+                        help="JSON file whose 'encoder' object holds encoder settings")
+    parser.add_argument("--encoder", dest="name",
+                        help="'default' (all-MiniLM-L6-v2, offline), a model directory or hub id")
+    parser.add_argument("--pooling", choices=("cls", "mean"), help="sentence pooling (default mean)")
+    parser.add_argument("--max-tokens", type=int,
+                        help="wordpieces per sentence incl. [CLS]/[SEP]; longer keep head+tail (default 32)")
+    parser.add_argument("--max-sentences", type=int,
+                        help="first N sentences of each document (default 16)")
+    parser.add_argument("--batch-size", type=int, help="sentences per forward pass (default 128)")
+    parser.add_argument("--cache-dir", type=Path,
+                        help="shared cache folder: reuse <key>.pt there, or write it")
+    parser.add_argument("--device", default="auto",
+                        help="'auto' (cuda if available), 'cpu', 'cuda', 'cuda:1', ...")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="no progress bar")
+    parser.set_defaults(func=run)
+
+
+def _settings(args: argparse.Namespace) -> EncoderSettings:
+    """The encoder settings of ``--settings`` (its ``encoder`` object), overridden by the flags given."""
+    values: dict = {}
+    if args.settings is not None:
+        if not args.settings.is_file():
+            raise ConfigError(f"--settings {args.settings}: file not found. Fix: give an existing JSON file")
+        try:
+            obj = read_json(args.settings)
+        except ValueError as exc:
+            raise ConfigError(f"--settings {args.settings}: not valid JSON ({exc}). "
+                              "Fix: repair the file") from exc
+        if not isinstance(obj, dict) or not isinstance(obj.get("encoder"), dict):
+            raise ConfigError(f"--settings {args.settings}: no 'encoder' object. "
+                              "Fix: write {\"encoder\": {\"name\": ..., \"pooling\": ...}}")
+        values.update(EncoderSettings.from_dict(obj["encoder"], strict=False).to_dict())
+    for key in ("name", "pooling", "max_tokens", "max_sentences", "batch_size"):
+        if getattr(args, key) is not None:
+            values[key] = getattr(args, key)
+    return EncoderSettings.from_dict(values)
+
+
+def run(args: argparse.Namespace) -> int:
+    embed_dataset(args.data_dir, _settings(args), args.out, args.cache_dir,
+                  device=resolve_device(args.device), progress=args.progress)
+    return 0

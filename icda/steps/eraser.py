@@ -1,7 +1,19 @@
-"""The ERASER export, ``python -m icda export-eraser``: a prepared split (and a trained selector's
-predictions on it) in the format of the ERASER benchmark (DeYoung et al. 2020;
-github.com/jayded/eraserbenchmark, ``rationale_benchmark/utils.py`` and ``metrics.py``), so its
-scorer, and :mod:`icda.eraser_metrics`, give ERASER's numbers beside the paper's precision.
+"""``python -m icda export-eraser``: a prepared split, and a trained selector's predictions on it,
+in the ERASER benchmark's format (DeYoung et al. 2020), with ERASER's metrics beside the paper's
+precision.
+
+``--out-dir`` becomes an ERASER data directory: ``docs/<docid>`` (one sentence a line, tokens =
+whitespace split) and ``test.jsonl`` (``val.jsonl`` for ``--split dev``) with one annotation per
+labelled document with ground truth. With ``--model`` (a model folder) or ``--choice`` (a
+choice.json) the selector's predictions are written to ``--predictions`` as ERASER's results
+JSONL (hard and soft rationales, class scores, comprehensiveness, sufficiency and the AOPC bins),
+and ``--scores`` gets ERASER's metrics on them with the paper's precision. ``--score-only``
+scores an existing ``--predictions`` against ``--out-dir`` instead. ERASER's own scorer reads the
+same files: ``python rationale_benchmark/metrics.py --data_dir <out-dir> --split test --results
+<predictions> --strict``.
+
+The format is ERASER's (github.com/jayded/eraserbenchmark, ``rationale_benchmark/utils.py`` and
+``metrics.py``), so its scorer, and :mod:`icda.eraser_metrics`, give ERASER's numbers.
 
 What is written (``out_dir`` is an ERASER data directory):
 
@@ -33,20 +45,24 @@ With a model, one predictions line per exported document (ERASER's results forma
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import logging
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from icda.data.document import Document, read_documents
+from icda.data.document import Document, read_split
 from icda.eraser_metrics import AOPC_THRESHOLDS, IOU_THRESHOLDS, score_results
 from icda.errors import DataError
 from icda.io import atomic_write, read_jsonl, write_jsonl
-from icda.records import MODEL_FILE, Choice, EraserScores
+from icda.layout import model_path, split_path
+from icda.records import Choice, EraserScores
+from icda.steps import command_doc
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +128,8 @@ def export_data(data_dir: str | Path, out_dir: str | Path, split: str = "test",
             a sentence has no token; a ground-truth index lies outside its document (each naming
             the file, the line and the fix).
     """
-    path = Path(data_dir) / f"{split}.jsonl"
-    docs = read_documents(path)
+    path = split_path(data_dir, split)
+    docs = read_split(data_dir, split)
     out = EraserExport([], {})
     for line, doc in enumerate(docs, 1):
         if doc.label is None:
@@ -310,12 +326,12 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
     from icda.metrics import rationale_metrics
     from icda.steps.predict import read_model_card
 
-    folder = Path(model) if model is not None else Path(Choice.read(choice).chosen.candidate_dir)
+    folder = Path(model) if model is not None else Choice.read(choice).candidate_path
     settings, _ = read_model_card(folder, settings_path)
     settings = dataclasses.replace(settings, device=device)
     ws = open_workspace(settings, data_dir, embeddings)
-    network = ws.load_model(folder / MODEL_FILE)
-    split_ids = ws.sentence_ids(out.documents, str(Path(data_dir) / f"{split}.jsonl"))
+    network = ws.load_model(model_path(folder))
+    split_ids = ws.sentence_ids(out.documents, str(split_path(data_dir, split)))
     lines, positions = predict_eraser(network, split_ids.ids, out.documents, out.tokens, ws.device, thresholds)
     out.predictions = Path(predictions)
     write_jsonl(lines, out.predictions)
@@ -326,11 +342,11 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
                                   [d.label for d in out.documents], [int(x["classification"]) for x in lines],
                                   settings.model.n_classes)
         out.scores |= {"paper": {k: paper[k] for k in ("precision", "recall", "f1", "accuracy", "n_docs")},
-                       "model": str(folder / MODEL_FILE), "split": split,
+                       "model": str(model_path(folder)), "split": split,
                        "left_out": {"unlabelled": out.unlabelled, "unannotated": out.unannotated}}
         out.scores |= {k: v for k, v in (labels or {}).items() if v is not None}
         EraserScores.from_json(finite(out.scores)).write(scores)
-    log.info("predictions of %s -> %s", folder / MODEL_FILE, out.predictions)
+    log.info("predictions of %s -> %s", model_path(folder), out.predictions)
     return out
 
 
@@ -394,3 +410,71 @@ def score_eraser(out_dir: str | Path, predictions: str | Path, split: str = "tes
     except ValueError as exc:
         raise DataError(predictions, None, str(exc), "export the predictions again with these AOPC thresholds "
                         "(`python -m icda export-eraser --aopc-thresholds ...`)") from None
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("export-eraser", help="ERASER-format export of a split and a selector's rationales, "
+                       "with ERASER's metrics", description=command_doc(__doc__, 2))
+    p.add_argument("--data-dir", type=Path, help="prepared dataset folder holding train/dev/test.jsonl")
+    p.add_argument("--out-dir", type=Path, required=True, help="the ERASER data directory to write (or read, "
+                   "with --score-only)")
+    p.add_argument("--split", default="test", choices=["train", "dev", "test"])
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--model", type=Path, help="a model folder (model.pt and model.json): a candidate folder "
+                     "or results/<dataset>/icda_model")
+    src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select` (its chosen candidate)")
+    p.add_argument("--settings", type=Path,
+                   help="a settings.json, only for a model folder without model.json (trained before it was written)")
+    p.add_argument("--embeddings", type=Path, help="embedding cache from `python -m icda embed` (frozen mode)")
+    p.add_argument("--predictions", type=Path, help="the predictions JSONL (written with --model/--choice, "
+                   "read with --score-only)")
+    p.add_argument("--scores", type=Path, help="JSON of ERASER's metrics on the predictions")
+    p.add_argument("--aopc-thresholds", type=float, nargs="+", default=None,
+                   help="AOPC bins, fractions of a document's tokens (default: ERASER's 0.01 0.05 0.1 0.2 0.5)")
+    p.add_argument("--score-only", action="store_true", help="score --predictions against --out-dir; write nothing "
+                   "but --scores")
+    p.add_argument("--keep-empty-rationale", action="store_true",
+                   help="also export documents annotated with no rationale sentence (evidences: []): ERASER's "
+                   "precision then equals eval.json's, its soft-score AUPRC is not to be trusted")
+    p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")
+    p.add_argument("--dataset", help="dataset name recorded in --scores (as eval.json records it)")
+    p.add_argument("--run", type=int, help="run recorded in --scores")
+    p.add_argument("--iteration", type=int, help="ICDA iteration recorded in --scores (left out: COMP or none)")
+    p.set_defaults(func=run, parser=p)
+
+
+def run(args: argparse.Namespace) -> None:
+    thresholds = tuple(args.aopc_thresholds or AOPC_THRESHOLDS)
+    if args.score_only:
+        if args.predictions is None:
+            args.parser.error("--score-only needs --predictions")
+        scores = score_eraser(args.out_dir, args.predictions, args.split, aopc_thresholds=thresholds)
+        scores |= {k: v for k in ("dataset", "run", "iteration") if (v := getattr(args, k)) is not None}
+        if args.scores is not None:
+            EraserScores.from_json(finite(scores)).write(args.scores)
+    else:
+        if args.data_dir is None:
+            args.parser.error("--data-dir is required (but for --score-only)")
+        if (args.model or args.choice) and args.predictions is None:
+            args.parser.error("--model/--choice need --predictions (the predictions JSONL to write)")
+        out = export_eraser(args.data_dir, args.out_dir, args.split, model=args.model, choice=args.choice,
+                            settings_path=args.settings, embeddings=args.embeddings, predictions=args.predictions,
+                            scores=args.scores, device=args.device, thresholds=thresholds,
+                            keep_empty=args.keep_empty_rationale,
+                            labels={"dataset": args.dataset, "run": args.run, "iteration": args.iteration})
+        print(f"{len(out.documents)} documents -> {args.out_dir} (left out: {len(out.unlabelled)} without a label, "
+              f"{len(out.unannotated)} without ground truth)", file=sys.stderr)
+        scores = out.scores
+    if scores is not None:
+        summary = {"sentence_precision": scores["sentence_prf"]["instance_micro"]["p"],
+                   "iou_f1": scores["iou_scores"][0]["macro"]["f1"],
+                   "token_f1": scores["token_prf"]["instance_macro"]["f1"],
+                   "auprc": scores["token_soft_metrics"]["auprc"],
+                   "comprehensiveness": scores["classification_scores"]["comprehensiveness"],
+                   "sufficiency": scores["classification_scores"]["sufficiency"]}
+        if "paper" in scores:
+            summary["paper_precision"] = scores["paper"]["precision"]
+        print(json.dumps(summary))

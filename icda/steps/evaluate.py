@@ -1,17 +1,65 @@
-"""The evaluate step, ``python -m icda evaluate``: a model (or the predictions.json training wrote)
-and a prepared split in; eval.json out (rationale precision, recall, F1 and accuracy, paper
-"Experiments", with each document's rationale positions).
+"""``python -m icda evaluate``: rationale precision, recall, F1 and accuracy on the test set.
+
+The metrics JSON (:class:`icda.records.Evaluation`) also holds, under ``documents``, each
+document's id, rationale positions and predicted class (split order), so the positions behind
+the numbers can be inspected.
+
+The evaluate step (:func:`evaluate`): a model (``--model``), the chosen candidate of a choice.json
+(``--choice``: its predictions.json where training recorded the split, else its model.pt) or the
+predictions.json training wrote (``--predictions``: no model is loaded, torch is not imported) and
+a prepared split in; eval.json out (rationale precision, recall, F1 and accuracy, paper
+"Experiments", with each document's rationale positions). ``--dataset``, ``--run``,
+``--iteration`` (null: COMP), ``--point`` and ``--seed`` are recorded in it as labels.
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from icda.data.document import read_documents
+from icda.data.document import read_split
 from icda.errors import ConfigError
+from icda.layout import model_path as model_file
 from icda.metrics import rationale_metrics
-from icda.records import MODEL_FILE, Choice, Evaluation, Predictions
+from icda.records import EVAL_LABELS, Choice, Evaluation, Predictions
 from icda.settings import Settings
+from icda.steps import add_workspace_arguments, command_doc
+
+
+def evaluate(
+    settings: str | Path,
+    data_dir: str | Path,
+    split: str = "test",
+    labels: dict | None = None,
+    *,
+    model: str | Path | None = None,
+    choice: str | Path | None = None,
+    predictions: str | Path | None = None,
+    embeddings: str | Path | None = None,
+    threads: int | None = None,
+) -> Evaluation:
+    """The evaluate step on files: the evaluation of exactly one of ``model`` (a model.pt),
+    ``choice`` (a choice.json: its chosen candidate's predictions.json where it holds ``split``,
+    else its model.pt) and ``predictions`` (a predictions.json) on ``split`` of the prepared
+    dataset ``data_dir``, with the dataset's ``settings`` (a settings.json). From predictions,
+    :func:`evaluate_predictions` (torch is not imported); from a model,
+    :func:`evaluate_model` (``embeddings``: the cache of frozen mode; ``threads``: torch CPU threads).
+
+    Raises:
+        ValueError: not exactly one of ``model``, ``choice`` and ``predictions``.
+        ConfigError: ``predictions`` holds no predictions on ``split``.
+        DataError: an input file is missing or malformed.
+    """
+    if sum(x is not None for x in (model, choice, predictions)) != 1:
+        raise ValueError("evaluate needs exactly one of model, choice and predictions")
+    if choice is not None:  # the chosen candidate's predictions, where training recorded this split
+        chosen = Choice.read(choice).predictions_path
+        predictions = chosen if holds_split(chosen, split) else None
+    if predictions is not None:  # torch is not imported
+        return evaluate_predictions(Settings.load(settings), data_dir, predictions, split, labels)
+    from icda.loading import load_settings  # torch
+
+    return evaluate_model(load_settings(settings, threads), data_dir, embeddings, model, choice, split, labels)
 
 
 def evaluate_model(
@@ -67,7 +115,7 @@ def evaluate_predictions(
         DataError: the file or the prepared split is missing or malformed, they differ in length,
             or a position lies outside the first ``max_sentences`` sentences of its document.
     """
-    docs = read_documents(Path(data_dir) / f"{split}.jsonl")
+    docs = read_split(data_dir, split)
     max_sentences = settings.encoder.max_sentences
     n_sentences = [min(max_sentences, len(d.sentences)) for d in docs]
     pred = getattr(Predictions.read(predictions, {split: n_sentences}), split)
@@ -75,7 +123,7 @@ def evaluate_predictions(
         raise ConfigError(f"{predictions} holds no predictions on {split} (written before training recorded "
                           "them): evaluate its model.pt (--model) instead")
     return _evaluation(docs, pred.positions, pred.predicted(), n_sentences,
-                       Path(predictions).with_name(MODEL_FILE), split, labels, settings.model.n_classes)
+                       model_file(Path(predictions).parent), split, labels, settings.model.n_classes)
 
 
 def holds_split(predictions: str | Path, split: str) -> bool:
@@ -96,3 +144,39 @@ def _evaluation(docs, positions, predicted, n_sentences, model_path: Path, split
         # per document, in split order: what the rationale viewer (icda/report/viewer.py) highlights
         "documents": {"ids": [d.id for d in docs], "positions": positions, "predicted": predicted},
     })
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def _null_or_int(text: str) -> int | None:
+    return None if text in ("null", "none") else int(text)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("evaluate", help="test-set rationale precision (paper metric) of a model",
+                       description=command_doc(__doc__, 2))
+    add_workspace_arguments(p)
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", type=Path, help="a model.pt")
+    src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select` (its chosen candidate's "
+                     "predictions.json where it holds the split, else its model.pt)")
+    src.add_argument("--predictions", type=Path,
+                     help="a predictions.json of `python -m icda train` (no model is loaded)")
+    p.add_argument("--split", default="test", choices=["train", "dev", "test"])
+    p.add_argument("--out", type=Path, required=True, help="metrics JSON")
+    p.add_argument("--dataset", help="dataset name recorded in the JSON")
+    p.add_argument("--run", type=int, help="run recorded in the JSON")
+    p.add_argument("--iteration", type=_null_or_int, help="ICDA iteration recorded (null: COMP)")
+    p.add_argument("--point", help="sweep point recorded in the JSON")
+    p.add_argument("--seed", type=int, help="seed recorded in the JSON (sweep)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    labels = {key: value for key in EVAL_LABELS if (value := getattr(args, key)) is not None}
+    evaluation = evaluate(args.settings, args.data_dir, args.split, labels, model=args.model, choice=args.choice,
+                          predictions=args.predictions, embeddings=args.embeddings, threads=args.threads)
+    evaluation.write(args.out)
+    shown = {k: getattr(evaluation, k) for k in ("precision", "recall", "f1", "accuracy")}
+    print(" ".join(f"{k}={'-' if v is None else f'{v:.4f}'}" for k, v in shown.items()))

@@ -1,21 +1,31 @@
-"""The finalize step, ``python -m icda finalize``: each run's ICDA choice.json and augmented
-training set in; the dataset's ICDA output out: the augmented training set of the run whose
-choice has the lowest loss on the original dev set and, with ``model_out``, that run's selector
-(model.pt and model.json, :func:`icda.steps.predict.export_model`).
+"""``python -m icda finalize``: the dataset's ICDA output, chosen among its runs.
+
+Each run ends with its own augmented training set (the kept originals and counterfactuals of
+the iteration its stop rule took as ICDA). The one kept is from the run whose ICDA choice has the lowest
+cross-entropy on the *original* dev set, the one yardstick all runs share
+(:func:`icda.steps.finalize.write_final_dataset`). With ``--model-out`` the chosen selector of that
+run's ICDA iteration is exported too (model.pt and model.json, for ``python -m icda predict``).
+
+The finalize step: each run's ICDA choice.json and augmented training set in; the dataset's ICDA
+output out: the augmented training set of the run whose choice has the lowest loss on the original
+dev set and, with ``model_out``, that run's selector (model.pt and model.json,
+:func:`icda.steps.predict.export_model`).
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import shutil
 from pathlib import Path
 from typing import Sequence
 
-from icda.data.document import read_documents
+from icda.data.document import read_split
 from icda.io import atomic_path
-from icda.steps.predict import export_model
-from icda.records import Choice
 from icda.model_selection import cross_entropy
+from icda.records import Choice
+from icda.steps import command_doc
+from icda.steps.predict import export_model
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +74,7 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
     """
     if len(augmented) != len(choices):
         raise ValueError(f"{len(augmented)} augmented files but {len(choices)} choices: pass one of each per run")
-    labels = [d.label for d in read_documents(Path(data_dir) / "dev.jsonl")]
+    labels = [d.label for d in read_split(data_dir, "dev")]
     best, losses = final_run(choices, labels)
     for path, loss in zip(choices, losses):
         log.info("%s: original dev loss %.4f", path, loss)
@@ -74,3 +84,28 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
         shutil.copyfile(augmented[best], tmp)
     log.info("final ICDA dataset: %s (original dev loss %.4f) -> %s", augmented[best], losses[best], out)
     return Path(augmented[best])
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("finalize", help="pick the final augmented dataset among the runs",
+                       description=command_doc(__doc__, 2))
+    p.add_argument("--augmented", type=Path, nargs="+", required=True,
+                   help="each run's ICDA iteration's augmented/train.jsonl")
+    p.add_argument("--choices", type=Path, nargs="+", required=True,
+                   help="each run's ICDA iteration's choice.json, in the order of --augmented")
+    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (original dev labels)")
+    p.add_argument("--out", type=Path, required=True, help="icda_dataset.jsonl")
+    p.add_argument("--model-out", type=Path, help="folder to export the chosen run's ICDA selector to (icda_model)")
+    p.add_argument("--settings", type=Path,
+                   help="the dataset's settings.json (recorded with an exported candidate that has no model.json)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    best = write_final_dataset(args.augmented, args.choices, args.data_dir, args.out, args.model_out, args.settings)
+    print(f"final ICDA dataset: {best} -> {args.out}")
+    if args.model_out is not None:
+        print(f"final ICDA selector -> {args.model_out}")

@@ -1,17 +1,25 @@
-"""The pools step, ``python -m icda pools``: an iteration's choice.json (the chosen candidate's
-predictions.json) and the prepared train and dev splits in; pools.json out, the kept originals
-and rationale pools of each split (:func:`icda.counterfactual.build_plan`).
+"""``python -m icda pools``: kept originals and rationale pools from the chosen model.
+
+Pool share and base: icda.pool_fraction and icda.pool_base of the settings; whose rationales:
+icda.pool_source (chosen or vote); the classes a counterfactual may take:
+icda.counterfactual_classes.
+
+The pools step: an iteration's choice.json (the chosen candidate's predictions.json) and the
+prepared train and dev splits in; pools.json out, the kept originals and rationale pools of each
+split (:func:`icda.counterfactual.build_plan`).
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 from pathlib import Path
 
 from icda.counterfactual import build_plan
-from icda.data.document import read_documents
+from icda.data.document import read_split
 from icda.model_selection import majority_vote
 from icda.records import Choice, Pools, SplitPools
+from icda.steps import command_doc
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +43,7 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
         IcdaError: a class has no correctly predicted document.
     """
     chosen = Choice.read(choice)
-    documents = {split: read_documents(Path(data_dir) / f"{split}.jsonl") for split in ("train", "dev")}
+    documents = {split: read_split(data_dir, split) for split in ("train", "dev")}
     sizes = {split: [len(d.sentences) for d in docs] for split, docs in documents.items()}
     predictions = chosen.predictions(sizes)
     fresh = chosen.fresh_predictions(sizes) if pool_source == "vote" else []
@@ -52,3 +60,25 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
         log.info("%s: kept %d of %d, pool sizes %s", split, len(plan.kept), stats["n_documents"],
                  {c: len(r) for c, r in plan.pools.items()})
     return Pools(chosen=chosen.chosen.name, candidate_dir=chosen.chosen.candidate_dir, **splits)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("pools", help="kept originals and counterfactual rationale pools (train and dev)",
+                       description=command_doc(__doc__, 2))
+    p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
+    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json")
+    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset folder")
+    p.add_argument("--out", type=Path, required=True, help="pools.json")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    from icda.settings import Settings
+
+    settings = Settings.load(args.settings)
+    icda = settings.icda
+    make_pools(args.choice, args.data_dir, icda.pool_fraction, icda.pool_base,
+               icda.counterfactual_targets(settings.model.n_classes), icda.pool_source).write(args.out)

@@ -1,9 +1,20 @@
-"""A trained selector applied to new documents (``python -m icda predict``), and the export of a
-dataset's final ICDA selector (``results/<dataset>/icda_model/``).
+"""``python -m icda predict``: a trained selector applied to new documents.
 
-A model folder holds ``model.pt`` (:func:`icda.loading.save_model`) and ``model.json``
-(:class:`~icda.records.ModelCard`: the settings it was trained with and the fingerprint of its
-encoder's files). New sentences are encoded with the model's own encoder settings (frozen mode:
+The model folder is a candidate folder (``results/<dataset>/run<r>/iter<k>/candidates/<name>/``)
+or a dataset's exported final ICDA selector (``results/<dataset>/icda_model/``): its model.pt
+and model.json (the settings it was trained with, checked against the encoder found now). The
+input is JSONL (``{"sentences": [...]}`` or ``{"text": "..."}``, split with spaCy; ``label`` and
+``id`` optional) or plain text, one document a line, split with spaCy; ``--input -`` reads
+standard input. The output is JSONL (standard output, or ``--out``), one line per document in
+input order: ``id``, the predicted ``label``, the class ``probabilities``,
+the rationale ``positions`` (0-based sentence indices) and the ``rationale`` sentences (and
+``given_label`` where the input gave one).
+
+This module also exports a dataset's final ICDA selector (``results/<dataset>/icda_model/``,
+:func:`export_model`, for ``python -m icda finalize``). A model folder holds ``model.pt``
+(:func:`icda.loading.save_model`) and ``model.json`` (:class:`~icda.records.ModelCard`: the
+settings it was trained with and the fingerprint of its encoder's files; the names:
+:mod:`icda.layout`). New sentences are encoded with the model's own encoder settings (frozen mode:
 the same encoder, pooling and token budget that built its embedding cache; finetune mode: the
 fine-tuned encoder saved in ``model.pt``), and only the first ``encoder.max_sentences``
 sentences of a document are shown to it, as in training.
@@ -11,8 +22,10 @@ sentences of a document are shown to it, as in training.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 import sys
@@ -24,8 +37,10 @@ from icda.data.document import Document
 from icda.data.readers import read_jsonl, read_text_lines
 from icda.errors import ConfigError, DataError
 from icda.io import atomic_path
-from icda.records import MODEL_CARD_FILE, MODEL_FILE, Choice, ModelCard
+from icda.layout import MODEL_CARD_FILE, MODEL_FILE, model_card_path, model_path
+from icda.records import Choice, ModelCard
 from icda.settings import Settings
+from icda.steps import command_doc
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +66,7 @@ def write_model_card(folder: str | Path, settings: Settings, source: str | None 
     """Write ``folder/model.json``: ``settings`` (those the model was trained with) and the
     fingerprint of its encoder (``fingerprint``, else computed now)."""
     card = ModelCard(settings.to_dict(), fingerprint or current_fingerprint(settings), source)
-    card.write(Path(folder) / MODEL_CARD_FILE)
+    card.write(model_card_path(folder))
     return card
 
 
@@ -70,9 +85,9 @@ def read_model_card(folder: str | Path, settings_path: str | Path | None = None)
             saved in model.pt differ from those recorded (see :func:`check_weights`).
     """
     folder = Path(folder)
-    if not (folder / MODEL_FILE).is_file():
+    if not model_path(folder).is_file():
         raise DataError(folder, None, f"no {MODEL_FILE} in this folder", f"give {_FOLDERS}")
-    card_path = folder / MODEL_CARD_FILE
+    card_path = model_card_path(folder)
     given = None if settings_path is None else Settings.load(settings_path)
     if not card_path.is_file():
         if given is None:
@@ -120,7 +135,7 @@ def check_weights(folder: str | Path, settings: Settings, where: str | Path) -> 
     from icda.settings import PREDICTION_ENCODER_KEYS, prediction_encoder_settings, settings_fingerprint
 
     folder = Path(folder)
-    saved = read_saved_model(folder / MODEL_FILE)
+    saved = read_saved_model(model_path(folder))
     recorded = {"model": saved["model"]} | ({"encoder": saved["encoder"]} if "encoder" in saved else {})
     given = {"model": dataclasses.asdict(settings.model), "encoder": prediction_encoder_settings(settings.encoder)}
     given = {section: {key: given[section].get(key) for key in values} for section, values in recorded.items()}
@@ -145,7 +160,7 @@ def check_weights(folder: str | Path, settings: Settings, where: str | Path) -> 
         log.warning("%s records no settings fingerprint (saved before icda recorded one): the encoder settings "
                     "of %s (%s) cannot be checked against the weights; re-export the model (`snakemake --cores 1 "
                     "--forcerun results/<dataset>/icda_model/model.json`) or retrain it to record them",
-                    folder / MODEL_FILE, where, ", ".join(PREDICTION_ENCODER_KEYS))
+                    model_path(folder), where, ", ".join(PREDICTION_ENCODER_KEYS))
 
 
 def check_encoder(folder: str | Path, settings: Settings, fingerprint: str | None) -> str:
@@ -159,7 +174,7 @@ def check_encoder(folder: str | Path, settings: Settings, fingerprint: str | Non
     now = current_fingerprint(settings)
     if fingerprint is not None and now != fingerprint:
         raise DataError(
-            Path(folder) / MODEL_CARD_FILE, None,
+            model_card_path(folder), None,
             f"the encoder {settings.encoder.name!r} differs from the one the model was trained with "
             f"(fingerprint {now[:12]}…, recorded {fingerprint[:12]}…): its sentence vectors would not be "
             "those the model learnt on",
@@ -201,8 +216,8 @@ def check_output(out: str | Path | None, input_path: str | Path, folder: str | P
                           f"{Path(input_path).with_name(Path(input_path).stem + '.predictions.jsonl')}")
     model = Path(os.path.realpath(folder))
     real = Path(os.path.realpath(out))
-    if real == model or model in real.parents or any(_same_file(out, folder / name)
-                                                     for name in (MODEL_FILE, MODEL_CARD_FILE)):
+    if real == model or model in real.parents or any(_same_file(out, path)
+                                                     for path in (model_path(folder), model_card_path(folder))):
         raise ConfigError(f"--out {out}: lies inside the model folder {folder}: the predictions would "
                           f"replace or mix with its {MODEL_FILE} and {MODEL_CARD_FILE}. Fix: write the "
                           f"predictions outside it, e.g. --out {folder.name}.predictions.jsonl")
@@ -312,7 +327,7 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
         cache = embed_documents(docs, settings.encoder, device=device, progress=False)
         ws = Workspace(settings, folder, documents, lambda text: cache.index[text],
                        CachedSentences(cache.vectors), device)
-    network = ws.load_model(folder / MODEL_FILE)
+    network = ws.load_model(model_path(folder))
     new = ws.sentence_ids(documents["new"], str(where))
     out = predict(network, new.ids, device=device)
     probabilities = torch.softmax(out.logits.double(), dim=-1).numpy().round(6).tolist()
@@ -351,12 +366,46 @@ def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | P
     """
     from icda.loading import copy_model  # torch: not for the light commands
 
-    candidate = Path(Choice.read(choice).chosen.candidate_dir)
+    candidate = Choice.read(choice).candidate_path
     settings, fingerprint = read_model_card(candidate, settings_path)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / MODEL_FILE) as tmp:
-        copy_model(candidate / MODEL_FILE, tmp, settings.encoder)
+    with atomic_path(model_path(out_dir)) as tmp:
+        copy_model(model_path(candidate), tmp, settings.encoder)
     write_model_card(out_dir, settings, str(candidate), fingerprint)  # last: its presence means complete
     log.info("exported %s -> %s", candidate, out_dir)
     return candidate
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("predict", help="label new documents and pick their rationale sentences",
+                       description=command_doc(__doc__, 2))
+    p.add_argument("--model", type=Path, required=True,
+                   help="a model folder (model.pt and model.json): a candidate folder or results/<dataset>/icda_model")
+    p.add_argument("--input", type=Path, required=True,
+                   help="the documents: *.jsonl, or text (one a line); - reads standard input (with --format)")
+    p.add_argument("--out", type=Path,
+                   help="the predictions JSONL (default or -: standard output); a FIFO or device is written "
+                        "through, a symlink's target replaced, a regular file replaced atomically")
+    p.add_argument("--format", choices=INPUT_FORMATS, default="auto",
+                   help="input format (default: jsonl for *.jsonl, else text)")
+    p.add_argument("--settings", type=Path,
+                   help="a settings.json, only for a model folder without model.json (trained before it was written)")
+    p.add_argument("--spacy-model", help="spaCy pipeline for sentence splitting (default: the rule-based sentencizer)")
+    p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    from icda.io import STDOUT_NAMES, open_output
+
+    check_output(args.out, args.input, args.model)
+    predictions = predict_file(args.model, args.input, args.format, args.settings, args.device, args.spacy_model)
+    with open_output(args.out or "-") as fh:
+        for prediction in predictions:
+            fh.write(json.dumps(prediction.to_json(), ensure_ascii=False) + "\n")
+    if args.out is not None and str(args.out) not in STDOUT_NAMES:
+        print(f"{len(predictions)} documents -> {args.out}", file=sys.stderr)

@@ -1,13 +1,23 @@
-"""Preparing a dataset into JSONL (``python -m icda prepare``): read its files (or generate it),
-clean, split and check it, and write ``train``/``dev``/``test.jsonl`` and ``stats.json``.
+"""``python -m icda prepare``: read, prepare and write one dataset as JSONL (workflow rule ``prepare``).
+
+Writes ``OUT_DIR/{train,dev,test}.jsonl`` and, last, ``OUT_DIR/stats.json``
+(:func:`icda.steps.prepare.prepare_dataset`).
+
+Preparing a dataset: read its files (or generate it), clean, split and check it, and write
+``train``/``dev``/``test.jsonl`` and ``stats.json`` (the names: :mod:`icda.layout`). The dataset
+comes from ``--spec`` (JSON {name, data_dir, ...spec}, as the workflow writes it) or from
+``--config`` and ``--dataset`` (a YAML config with data_dir and datasets); ``--responses``, for
+``source: llm`` only, is the responses file (default where ``generate`` writes it).
 
 Preparation (paper appendix "Data Details"): train and dev are deduplicated, stripped of
-documents with fewer than ``min_sentences`` sentences and class-balanced; the test split is kept as
-read. The spec's keys are documented in :mod:`icda.data.dataset_spec`.
+documents with fewer than ``min_sentences`` sentences and class-balanced, and dev is carved out of
+train when ``dev`` is null; the test split is kept as read. The spec's keys are documented in
+:mod:`icda.data.dataset_spec`.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import statistics
 from collections import Counter
@@ -15,13 +25,15 @@ from pathlib import Path
 
 from icda.data.cleaning import clean, split_dev
 from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, validate_spec
-from icda.data.document import Document, write_documents
+from icda.data.dataset_spec_files import load_specs
+from icda.data.document import Document, write_split
 from icda.data.readers import read_eraser, read_hotel_test, read_icda, read_jsonl
 from icda.data.synthetic import generate_synthetic
-from icda.errors import DataError
+from icda.errors import ConfigError, DataError
 from icda.generate.llm_spec import parse_llm, responses_path
 from icda.generate.postprocess import llm_splits
 from icda.io import write_json
+from icda.layout import STATS_FILE, split_path
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +109,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
     """
     spec = validate_spec(name, spec)
     out_dir = Path(out_dir)
-    for stale in ("stats.json", *(f"{split}.jsonl" for split in SPLITS)):  # stats.json first
-        (out_dir / stale).unlink(missing_ok=True)
+    for stale in (out_dir / STATS_FILE, *(split_path(out_dir, split) for split in SPLITS)):  # stats.json first
+        stale.unlink(missing_ok=True)
     if spec["source"] == "synthetic":
         kwargs = {"seed": spec["seed"], **spec["synthetic"]} | ({"n_classes": spec["classes"]}
                                                                   if spec["classes"] != 2 else {})
@@ -173,7 +185,7 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         log.warning(warning)
 
     for split in SPLITS:
-        write_documents(prepared[split], out_dir / f"{split}.jsonl")
+        write_split(prepared[split], out_dir, split)
     stats = {
         "dataset": name,
         "source": spec["source"],
@@ -187,7 +199,7 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
     }
     if spec["source"] == "llm":
         stats["generation"] = generation
-    write_json(stats, out_dir / "stats.json")
+    write_json(stats, out_dir / STATS_FILE)
     return stats
 
 
@@ -274,3 +286,55 @@ def _count_lines(path: Path) -> int:
     """Non-blank lines of a file (documents before rating binarisation)."""
     with path.open(encoding="utf-8") as fh:
         return sum(1 for line in fh if line.strip())
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "prepare",
+        help="read a dataset, deduplicate/filter/balance train and dev, write JSONL + stats",
+        description=(
+            "Read one dataset's train/dev/test files (or generate the synthetic one), deduplicate "
+            "train and dev, drop documents with fewer than min_sentences sentences, balance the "
+            "classes, carve dev out of train when dev is null, and write "
+            "OUT_DIR/{train,dev,test}.jsonl and OUT_DIR/stats.json (paper appendix 'Data Details'). "
+            "The dataset comes from --spec (JSON {name, data_dir, ...spec}, as the workflow writes "
+            "it) or from --config and --dataset (a YAML config with data_dir and datasets)."
+        ),
+    )
+    p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
+    p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
+    p.add_argument("--dataset", help="dataset name under `datasets` in --config")
+    p.add_argument("--responses", type=Path,
+                   help="source: llm only: the responses file (default where `generate` writes it)")
+    p.add_argument("--out-dir", type=Path, required=True,
+                   help="folder for train/dev/test.jsonl and stats.json")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.config is not None and args.dataset is None:
+        raise ConfigError("--config needs --dataset NAME. Fix: name the dataset to prepare")
+    [(name, spec, data_dir)] = load_specs(args.spec, args.config, [args.dataset] if args.config else None)
+    stats = prepare_dataset(name, spec, data_dir, args.out_dir, responses=args.responses)
+    print(summary(stats, args.out_dir))
+    return 0
+
+
+def summary(stats: dict, out_dir: Path) -> str:
+    """A few lines: documents, labels and sentences per document of each split, ground truth."""
+    lines = [f"{stats['dataset']}: prepared into {out_dir}"]
+    for split, s in stats["splits"].items():
+        labels = ", ".join(f"{k}: {v}" for k, v in s["labels"].items())
+        dropped = stats["dropped"].get(split)
+        steps = [f"{k} {v}" for k, v in (dropped or {}).items() if k != "read" and v]
+        drop = "; dropped " + ", ".join(steps) if steps else ""
+        lines.append(f"  {split:5s} {s['documents']:6d} docs (labels {labels}), "
+                     f"{s['sentences_mean']:.2f} ± {s['sentences_sd']:.2f} sentences{drop}")
+    gt = stats["test_ground_truth"]
+    lines.append(f"  test ground truth: {gt['with_rationale']} of {stats['splits']['test']['documents']} "
+                 f"documents have a rationale sentence ({gt['coverage']:.1%})")
+    lines += [f"  warning: {w}" for w in stats["warnings"]]
+    return "\n".join(lines)

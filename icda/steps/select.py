@@ -1,17 +1,29 @@
-"""The select step, ``python -m icda select``: an iteration's candidate folders (history.json,
-predictions.json), the prepared train and dev labels and the previous choice.json in; the
-iteration's choice.json out (:func:`icda.model_selection.select_candidate`, which reads no file).
+"""``python -m icda select``: choose one iteration's model among its candidates.
+
+Score: dev loss, x1e10 if degenerate, and with the ΔA gate x1e10 if k >= 2 and ΔA did not
+decrease; the lowest score wins, or from k = 1 with --candidate-choice agreement the candidate
+that agrees most with the other fresh candidates' dev rationales.
+
+The select step: an iteration's candidate folders (history.json, predictions.json), the prepared
+train and dev labels and the previous choice.json in; the iteration's choice.json out
+(:func:`icda.model_selection.select_candidate`, which reads no file). The loss scored from
+iteration 1 on (``--candidate-loss``) is the one on the augmented dev set (the paper) or on the
+original dev set (departure; docs/departures.md).
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Sequence
 
-from icda.data.document import read_documents
+from icda.data.document import read_split
 from icda.errors import ConfigError
-from icda.records import HISTORY_FILE, PREDICTIONS_FILE, Choice, History, Predictions
+from icda.layout import history_path, predictions_path
 from icda.model_selection import TrainedCandidate, select_candidate
+from icda.records import Choice, History, Predictions
+from icda.settings import CANDIDATE_CHOICES, CANDIDATE_LOSSES, IcdaSettings
+from icda.steps import command_doc
 
 
 def read_candidate(directory: str | Path, warm_start: bool = False,
@@ -24,8 +36,8 @@ def read_candidate(directory: str | Path, warm_start: bool = False,
         DataError: a file is missing or corrupt, or does not fit ``n_sentences``.
     """
     directory = Path(directory)
-    return TrainedCandidate(directory.name, str(directory), warm_start, History.read(directory / HISTORY_FILE),
-                            Predictions.read(directory / PREDICTIONS_FILE, n_sentences))
+    return TrainedCandidate(directory.name, str(directory), warm_start, History.read(history_path(directory)),
+                            Predictions.read(predictions_path(directory), n_sentences))
 
 
 def select_iteration(
@@ -47,8 +59,7 @@ def select_iteration(
     """
     if iteration >= 1 and (warm_start is None or previous is None):
         raise ConfigError("select: iterations >= 1 need --warm-start and --previous")
-    data_dir = Path(data_dir)
-    documents = {split: read_documents(data_dir / f"{split}.jsonl") for split in ("train", "dev")}
+    documents = {split: read_split(data_dir, split) for split in ("train", "dev")}
     return select_folders(iteration, candidates, [d.label for d in documents["train"]], warm_start,
                           None if previous is None else Choice.read(previous), [d.label for d in documents["dev"]],
                           candidate_loss, {split: [len(d.sentences) for d in docs] for split, docs in documents.items()},
@@ -81,3 +92,37 @@ def select_folders(
     positions = None if previous is None else previous.predictions(n_sentences).train.positions
     return select_candidate(iteration, trained, train_labels, previous, positions, dev_labels, candidate_loss,
                             delta_a_gate, candidate_choice)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("select", help="choose the candidate of an ICDA iteration (or the COMP grid)",
+                       description=command_doc(__doc__, 2))
+    p.add_argument("--iteration", type=int, required=True, help="k (0 = MMI; COMP uses 0)")
+    p.add_argument("--candidates", type=Path, nargs="+", required=True, help="fresh candidates' folders")
+    p.add_argument("--warm-start", type=Path, help="the warm-started candidate's folder (k >= 1)")
+    p.add_argument("--previous", type=Path, help="choice.json of iteration k-1 (k >= 1)")
+    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (train labels for ΔA)")
+    p.add_argument("--candidate-loss", choices=CANDIDATE_LOSSES, default=CANDIDATE_LOSSES[0],
+                   help="loss scored from iteration 1 on: on the augmented dev set (the paper) or on the "
+                        "original dev set (departure; see docs/departures.md)")
+    defaults = IcdaSettings()
+    p.add_argument("--candidate-choice", choices=CANDIDATE_CHOICES, default=defaults.candidate_choice,
+                   help="from iteration 1: the lowest score (loss, the paper) or the highest agreement with the "
+                        "other fresh candidates (agreement; icda.candidate_choice)")
+    p.add_argument("--delta-a-gate", choices=("on", "off"), default="on" if defaults.delta_a_gate else "off",
+                   help="the paper's x1e10 on a candidate whose ΔA did not decrease (icda.delta_a_gate)")
+    p.add_argument("--out", type=Path, required=True, help="choice.json")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    choice = select_iteration(args.iteration, args.candidates, args.data_dir, args.warm_start, args.previous,
+                              args.candidate_loss, args.delta_a_gate == "on", args.candidate_choice)
+    choice.write(args.out)
+    chosen = choice.chosen
+    print(f"iteration {choice.iteration}: chose {chosen.name} (dev loss {chosen.dev_loss:.4f}, "
+          f"best epoch {chosen.best_epoch}, ΔA {'-' if chosen.delta_A is None else f'{chosen.delta_A:.3f}'}): "
+          f"{choice.reason}")

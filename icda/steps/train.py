@@ -1,11 +1,18 @@
-"""The train step, ``python -m icda train``: a prepared dataset and its sentence vectors (and, for
-an ICDA candidate, the iteration's pools.json and augmented dev set) in; one model's model.pt,
-model.json, predictions.json and history.json out (MMI, COMP, or an ICDA candidate trained on an
-iteration's augmented data, paper "Implementation" and Algorithm 2).
+"""``python -m icda train``: train one rationale model (one seed), or the candidates of one ICDA
+iteration or of a run's COMP grid one after another in one process (``--candidates``: the dataset
+is loaded once).
+
+The train step: a prepared dataset and its sentence vectors (and, for an ICDA candidate, the
+iteration's pools.json and augmented dev set) in; one model's model.pt, model.json,
+predictions.json and history.json out (MMI, COMP, or an ICDA candidate trained on an iteration's
+augmented data, paper "Implementation" and Algorithm 2). ``--objective`` and ``--comp-lambda``
+override ``model.objective`` and ``model.comp_lambda``; ``--init`` warm-starts (fresh optimizer)
+from a model.pt or a choice.json's chosen model.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import logging
 import os
@@ -19,10 +26,13 @@ import numpy as np
 
 from icda.counterfactual import augmented_tensors
 from icda.data.document import read_documents
-from icda.loading import Workspace, load_weights, open_workspace, save_model
-from icda.steps.predict import write_model_card
-from icda.records import HISTORY_FILE, MODEL_FILE, PREDICTIONS_FILE, Choice, History, Pools, Predictions
+from icda.errors import ConfigError
+from icda.layout import history_path, model_path, predictions_path
+from icda.loading import Workspace, load_settings, load_weights, open_workspace, save_model
+from icda.records import Choice, History, Pools, Predictions
 from icda.settings import Settings
+from icda.steps import add_workspace_arguments, command_doc
+from icda.steps.predict import write_model_card
 from icda.train import predict, train_model
 
 log = logging.getLogger("icda.train")
@@ -220,12 +230,66 @@ def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, in
         "comp_lambda": settings.model.comp_lambda,
     })
     out_dir = Path(out_dir)
-    save_model(model, out_dir / MODEL_FILE, result.state_dict, settings.encoder)  # with its settings' fingerprint
+    save_model(model, model_path(out_dir), result.state_dict, settings.encoder)  # with its settings' fingerprint
     write_model_card(out_dir, settings)  # what `python -m icda predict` reads new documents with
-    Predictions.from_json(predictions).write(out_dir / PREDICTIONS_FILE)
+    Predictions.from_json(predictions).write(predictions_path(out_dir))
     history = dataclasses.replace(history, cpu_seconds={"load": round(load_cpu, 3),
                                                         "predictions": round(time.process_time() - predict_start, 3)})
-    history.write(out_dir / HISTORY_FILE)
+    history.write(history_path(out_dir))
     log.info("best epoch %d, dev loss %.4f, dev accuracy %.3f%s", result.best_epoch, result.dev_loss,
              result.dev_accuracy, " (DEGENERATE)" if result.degenerate else "")
     return history
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def candidate(text: str) -> tuple[str, int]:
+    """``NAME=SEED`` → (name, seed)."""
+    name, sep, seed = text.partition("=")
+    if not sep or not name or not seed.lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: write a candidate as NAME=SEED, e.g. seed42=42")
+    return name, int(seed)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("train", help="train one rationale model (MMI, COMP, or on augmented data), or the "
+                       "candidates of an ICDA iteration", description=command_doc(__doc__))
+    add_workspace_arguments(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--seed", type=int, help="train one model into --out-dir")
+    which.add_argument("--candidates", type=candidate, nargs="+", metavar="NAME=SEED",
+                       help="train each candidate into --out-dir/NAME, e.g. seed42=42 seed43=43 warm=42")
+    p.add_argument("--out-dir", type=Path, required=True,
+                   help="writes model.pt, predictions.json, history.json (with --candidates: per candidate folder)")
+    p.add_argument("--pools", type=Path,
+                   help="pools.json of the previous ICDA iteration: train on its kept originals plus "
+                        "counterfactuals re-drawn every epoch (with --augmented-dev)")
+    p.add_argument("--augmented-dev", type=Path, help="augmented/dev.jsonl of that iteration (selects epochs)")
+    p.add_argument("--init", type=Path,
+                   help="warm start (fresh optimizer): a model.pt, or a choice.json whose chosen model is used")
+    p.add_argument("--warm-start", metavar="NAME", help="with --candidates: the candidate that starts from --init")
+    p.add_argument("--objective", choices=["mmi", "comp"], help="override model.objective")
+    p.add_argument("--comp-lambda", type=float, nargs="+",
+                   help="override model.comp_lambda (COMP); with --candidates one λ per candidate, in order")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    lambdas = args.comp_lambda or []
+    if args.candidates and (args.objective or lambdas) and (args.objective != "comp" or len(lambdas) != len(args.candidates)):
+        raise ConfigError(f"--objective {args.objective} --comp-lambda with {len(lambdas)} value(s) for "
+                          f"{len(args.candidates)} candidates: with --candidates, train COMP with "
+                          "--objective comp and one λ per candidate (or neither option)")
+    if not args.candidates and len(lambdas) > 1:
+        raise ConfigError(f"--comp-lambda gives {len(lambdas)} values for one model (--seed): give one")
+    settings = load_settings(args.settings, args.threads)
+    if args.candidates:
+        names = [name for name, _ in args.candidates]
+        train_candidates(settings, args.data_dir, args.embeddings, dict(args.candidates), args.out_dir,
+                         warm=args.warm_start, init=args.init, pools=args.pools, augmented_dev=args.augmented_dev,
+                         comp_lambdas=dict(zip(names, lambdas)) if lambdas else None)
+        return
+    train_candidate(settings, args.data_dir, args.embeddings, args.seed, args.out_dir, init=args.init,
+                    pools=args.pools, augmented_dev=args.augmented_dev, objective=args.objective,
+                    comp_lambda=lambdas[0] if lambdas else None)

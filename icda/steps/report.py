@@ -17,6 +17,12 @@ Examples::
 Table groups come from ``--groups`` (JSON: ``{"table1_real": ["appearance", ...], ...}``), or
 from the ``report: groups:`` mapping of a workflow config (``--config``), or default to the
 schema's ``report.groups`` (:func:`icda.report.inputs.load_groups`).
+
+The step functions this command calls live in :mod:`icda.report`, one module per output:
+:func:`icda.report.tables.write_tables`, :func:`icda.report.plots.plot_convergence`,
+:func:`icda.report.viewer.write_viewer`, :func:`icda.report.compute.write_compute` and
+:func:`icda.report.baselines.write_baselines` (each imported when its sub-command runs:
+matplotlib and pandas only where they are needed).
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ and ``summary.json`` (:func:`icda.report.theory_figures.write_theory_outputs`). 
 schema's ``theory`` section (the paper's values; :mod:`icda.schema`), and so are the bounds of
 ``--n``, ``--simulations`` and ``--iterations``, which keep a run within minutes; a loop that runs
 longer than a few seconds shows a progress bar on standard error.
+
+The theory itself (operators J, R, psi, the α sequence, the fixed points) is :mod:`icda.theory`
+(no files); its figures are :mod:`icda.report.theory_figures` (matplotlib, imported only when
+``--out`` asks for them).
 """
 
 from __future__ import annotations

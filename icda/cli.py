@@ -1,7 +1,9 @@
 """``python -m icda <command>``: one command for each workflow step.
 
-Each module in :mod:`icda.cli` defines ``register(subparsers)``, which adds its sub-command and
-sets ``func`` (called with the parsed arguments; returns an exit code or None).
+This module only lists the commands: :data:`COMMANDS` maps each to the one module that holds
+it: its step function, its sub-command's arguments (``register(subparsers)``, which adds the
+sub-command and sets ``func``, called with the parsed arguments and returning an exit code or
+None) and the glue between the two (:mod:`icda.steps` lists them).
 """
 
 from __future__ import annotations
@@ -13,13 +15,27 @@ import sys
 
 from icda.errors import IcdaError
 
-#: sub-command modules, in the order ``--help`` lists them (``config_reference`` is the command
-#: ``config-reference``)
-COMMANDS = [
-    "generate", "prepare", "download", "embed", "train", "evaluate",
-    "select", "pools", "augment", "converge", "finalize", "predict", "export_eraser", "report", "theory", "sweep",
-    "config_reference",
-]
+#: command → the module that holds it, in the order ``--help`` lists them (a key's ``_`` is the
+#: command's ``-``: ``config_reference`` is the command ``config-reference``)
+COMMANDS = {
+    "generate": "icda.generate.run",
+    "prepare": "icda.steps.prepare",
+    "download": "icda.steps.download",
+    "embed": "icda.steps.embed",
+    "train": "icda.steps.train",
+    "evaluate": "icda.steps.evaluate",
+    "select": "icda.steps.select",
+    "pools": "icda.steps.pools",
+    "augment": "icda.steps.augment",
+    "converge": "icda.steps.converge",
+    "finalize": "icda.steps.finalize",
+    "predict": "icda.steps.predict",
+    "export_eraser": "icda.steps.eraser",
+    "report": "icda.steps.report",
+    "theory": "icda.steps.theory",
+    "sweep": "icda.sweep",
+    "config_reference": "icda.config_reference",
+}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -33,9 +49,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in [only] if only else COMMANDS:
         try:
-            module = importlib.import_module(f"icda.cli.{name}")
+            module = importlib.import_module(COMMANDS[name])
         except ModuleNotFoundError as exc:
-            if exc.name != f"icda.cli.{name}":
+            if exc.name != COMMANDS[name]:
                 raise
             continue
         module.register(sub)
