@@ -11,7 +11,7 @@ that (read records → algorithm → write records); the CLI and the workflow co
 
 * records and settings: :mod:`icda.records` (one dataclass per file the steps hand each other),
   :mod:`icda.settings` (settings.json and every list of allowed values), :mod:`icda.schema`,
-  :mod:`icda.data.document`, :mod:`icda.generate.llm_spec`, :mod:`icda.generate.records`,
+  :mod:`icda.data.document`, :mod:`icda.data.llm_spec`, :mod:`icda.generate.records`,
   :mod:`icda.io`, :mod:`icda.errors`.
 * the algorithm: :mod:`icda.encoder`, :mod:`icda.model`, :mod:`icda.degeneration`,
   :mod:`icda.metrics`, :mod:`icda.data.sentence_ids`, :mod:`icda.train`, :mod:`icda.model_selection`,

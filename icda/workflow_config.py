@@ -26,7 +26,7 @@ from icda.data.dataset_spec import (
 )
 from icda.steps.download import unreachable as unreachable_urls
 from icda.errors import ConfigError, DataError
-from icda.generate.llm_spec import responses_path
+from icda.data.llm_spec import responses_path
 from icda.io import ALIAS_FIX, MAX_YAML_VALUES, expanded_size, read_yaml, write_json
 from icda.records import Decision, Evaluation, RunSummary
 from icda.report.inputs import check_group_names

@@ -25,7 +25,7 @@ from icda.errors import ConfigError, DataError
 from icda.generate.postprocess import SentenceFilter, responses_to_documents, strip_preamble
 from icda.generate.records import ResponseCache, read_responses
 from icda.generate.run import generate, plan_requests
-from icda.generate.llm_spec import parse_llm
+from icda.data.llm_spec import parse_llm
 
 REPO = Path(__file__).resolve().parents[1]
 PROMPT = 'please write about a restaurant worth $RATING/10. Start with "My review:"'
@@ -452,7 +452,7 @@ def test_a_base_url_that_serves_a_web_page_is_refused_before_any_request():
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     from icda.generate.backends import OpenAIBackend
-    from icda.generate.llm_spec import Backend
+    from icda.data.llm_spec import Backend
 
     class Page(BaseHTTPRequestHandler):
         def log_message(self, *args):

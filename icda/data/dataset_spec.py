@@ -6,7 +6,7 @@ in :data:`SPEC_DEFAULTS`:
 * ``source``: ``"files"`` (read ``train``/``dev``/``test`` under ``data_dir``), ``"synthetic"``
   (:func:`~icda.data.synthetic.generate_synthetic` with the keyword arguments in ``synthetic``) or
   ``"llm"`` (responses of a language model to the prompt in ``llm``, written by ``python -m icda
-  generate``; :mod:`icda.generate.llm_spec` documents the block).
+  generate``; :mod:`icda.data.llm_spec` documents the block).
 * ``train``, ``dev``, ``test``: paths relative to ``data_dir``; ``dev`` may be null when
   ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
   connectivity trains on a split of its dev file when the train file is unavailable).
@@ -43,7 +43,7 @@ from typing import Any
 
 from icda.data.synthetic import generate_synthetic
 from icda.errors import ConfigError
-from icda.generate.llm_spec import parse_llm
+from icda.data.llm_spec import parse_llm
 
 SPLITS = ("train", "dev", "test")
 
