@@ -24,7 +24,7 @@ that (read records → algorithm → write records); the CLI and the workflow co
   augment, converge, finalize, predict), :mod:`icda.generate.run`, :mod:`icda.report`,
   :mod:`icda.sweep`, :mod:`icda.config_reference`.
 * on top: :mod:`icda.cli` (``python -m icda``) and :mod:`icda.workflow_config` (what the
-  Snakefile calls).
+  Snakefile calls: one module per question, from the config check to a run's seeds).
 
 ``lint-imports`` checks it (the contracts in pyproject.toml; tests/test_packaging.py).
 """

@@ -433,7 +433,8 @@ def test_generate_rule_runs_only_for_llm_datasets(tmp_path):
 
 
 def test_workflow_config_for_llm_datasets():
-    from icda.workflow_config import generate_gpus, generated_responses
+    from icda.workflow_config.run_settings import generate_gpus
+    from icda.workflow_config.dataset_inputs import generated_responses
 
     config = {"datasets": {
         "local": {"source": "llm", "llm": {"backend": {"type": "transformers", "model": "m"}}},

@@ -17,7 +17,7 @@ import pytest
 import torch
 import yaml
 
-from icda import workflow_config
+from icda.workflow_config import availability, config_check, plan, run_settings
 from icda.steps.prepare import prepare_dataset
 from icda.data.readers import read_icda
 from icda.errors import ConfigError, DataError
@@ -152,7 +152,7 @@ def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
     (tmp_path / "data/toy/train.txt").unlink()
     config = {"data_dir": str(tmp_path / "data"), "run_datasets": ["toy"], "datasets": {"toy": TOY}}
     with pytest.raises(DataError, match="dataset 'toy' is named in run_datasets") as err:
-        workflow_config.availability(config)
+        availability.availability(config)
     assert err.value.path == str(tmp_path / "data/toy/train.txt")
     assert "Or remove 'toy' from run_datasets" in err.value.fix
 
@@ -161,11 +161,11 @@ def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
     assert f"{tmp_path / 'data/toy/train.txt'}: file not found" in proc.stdout + proc.stderr
     # not named: listed as unavailable, the others run
     synthetic = {"source": "synthetic", "synthetic": {"n_train": 8, "n_dev": 4, "n_test": 4}}
-    present, absent = workflow_config.availability(
+    present, absent = availability.availability(
         config | {"run_datasets": [], "datasets": {"toy": TOY, "synthetic": synthetic}})
     assert present == ["synthetic"] and "toy/train.txt" in absent["toy"]
     with pytest.raises(ConfigError, match="no selected dataset has its files. Fix: get the files"):
-        workflow_config.availability(config | {"run_datasets": []})
+        availability.availability(config | {"run_datasets": []})
 
 
 def test_workflow_downloads_missing_public_files_before_prepare(tmp_path):
@@ -288,13 +288,13 @@ def test_decoding_error_is_reported_on_its_line(tmp_path):
 def test_config_errors_one_line_per_problem(tmp_path):
     config = {"datasets": {"toy": TOY}, "colour": "red", "train": {"lr": -1}}
     with pytest.raises(ConfigError) as err:
-        workflow_config.check_config(config, SCHEMA)
+        config_check.check_config(config, SCHEMA)
     lines = str(err.value).splitlines()
     assert lines[1].strip().startswith("colour: unknown key (allowed: data_dir, download, run_datasets,")
     assert lines[2].strip().startswith("train.lr: -1 is less than or equal to the minimum of 0")
     assert lines[-1].startswith("Fix:") and len(lines) == 4
     with pytest.raises(ConfigError, match=r"datasets: 'my data; rm' does not match"):
-        workflow_config.check_config({"datasets": {"my data; rm": TOY}}, SCHEMA)
+        config_check.check_config({"datasets": {"my data; rm": TOY}}, SCHEMA)
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("colour: red\n")
@@ -308,7 +308,7 @@ def test_more_runs_than_seed_lists_says_the_fix(tmp_path):
     proc = snakemake("-n", *workflow_args(tmp_path, tmp_path, n_runs=3), check=False)  # runs: 1 list
     assert proc.returncode != 0
     assert "n_runs: 3, but `runs` has 1 seed lists. Fix: lower n_runs to 1" in proc.stdout + proc.stderr
-    assert workflow_config.run_numbers({"n_runs": 2, "runs": [[1], [2], [3]]}) == [1, 2]
+    assert plan.run_numbers({"n_runs": 2, "runs": [[1], [2], [3]]}) == [1, 2]
 
 
 def test_invalid_model_setting_stops_the_dry_run(tmp_path):
@@ -334,7 +334,7 @@ def test_finetuning_at_the_adapter_rate_is_refused_with_the_fix():
     assert Settings.from_dict(config | {"train": {"lr": 1e-6}}).model.finetune
     assert not Settings.from_dict(config | {"model": {"finetune": False}}).model.finetune
     paper = yaml.safe_load((REPO / "config/paper.yaml").read_text())
-    merged = workflow_config.dataset_settings(yaml.safe_load((REPO / "config/config.yaml").read_text()) | paper, "x")
+    merged = run_settings.dataset_settings(yaml.safe_load((REPO / "config/config.yaml").read_text()) | paper, "x")
     assert Settings.from_dict(merged).model.finetune
 
 
@@ -386,7 +386,7 @@ def test_download_never_writes_outside_data_dir(tmp_path):
     ]
     for spec, message in cases:
         with pytest.raises(ConfigError, match=message):
-            workflow_config.availability(config | {"datasets": {"toy": spec}})
+            availability.availability(config | {"datasets": {"toy": spec}})
 
     # a folder inside data_dir that is a link to elsewhere: the download refuses to follow it
     from icda.steps.download import download
@@ -517,12 +517,12 @@ def test_other_records_check_their_ranges(tmp_path):
 def test_seed_lists_that_repeat_or_shrink_a_run_are_refused():
     base = {"n_runs": 1, "runs": [[42, 43]], "comp": {"seeds": 2}}
     with pytest.raises(ConfigError, match=r"runs: run 1 has the seeds \[42, 42\], which repeat \[42\].*Fix: give"):
-        workflow_config.run_numbers(base | {"runs": [[42, 42]]})
+        plan.run_numbers(base | {"runs": [[42, 42]]})
     with pytest.raises(ConfigError, match=r"runs: runs 1 and 2 have the same seeds \[1, 2\].*Fix: give run 2"):
-        workflow_config.run_numbers(base | {"n_runs": 2, "runs": [[1, 2], [2, 1], [3, 4]]})
+        plan.run_numbers(base | {"n_runs": 2, "runs": [[1, 2], [2, 1], [3, 4]]})
     with pytest.raises(ConfigError, match="comp.seeds: 5, but run 1 has 2 seeds.* Fix: lower comp.seeds to 2"):
-        workflow_config.run_numbers(base | {"comp": {"seeds": 5}})
-    assert workflow_config.run_numbers(base | {"n_runs": 2, "runs": [[1, 2], [3, 4], [1, 2]]}) == [1, 2]  # run 3 unused
+        plan.run_numbers(base | {"comp": {"seeds": 5}})
+    assert plan.run_numbers(base | {"n_runs": 2, "runs": [[1, 2], [3, 4], [1, 2]]}) == [1, 2]  # run 3 unused
 
 
 @pytest.mark.parametrize("config, message", [
@@ -540,7 +540,7 @@ def test_seed_lists_that_repeat_or_shrink_a_run_are_refused():
 ])
 def test_values_the_workflow_cannot_use_fail_the_schema_in_words(config, message):
     with pytest.raises(ConfigError) as err:
-        workflow_config.check_config({"datasets": {"toy": TOY}} | config, SCHEMA)
+        config_check.check_config({"datasets": {"toy": TOY}} | config, SCHEMA)
     assert message in str(err.value), str(err.value)
 
 
@@ -558,7 +558,7 @@ def test_overrides_of_an_unknown_dataset_are_refused(tmp_path):
     config = {"data_dir": str(tmp_path / "data"), "datasets": {"toy": TOY}, "overrides": {"tyo": {"train": {"lr": 1}}}}
     with pytest.raises(ConfigError, match="overrides.tyo: there is no dataset 'tyo' under `datasets` "
                                           r"\(configured: toy\), so these overrides would be ignored. Fix"):
-        workflow_config.check_settings(config, ["toy"])
+        run_settings.check_settings(config, ["toy"])
 
 
 def test_contradictory_duplicates_are_counted_and_warned(tmp_path, caplog):
@@ -594,7 +594,7 @@ def test_alias_expansion_of_config_files_is_bounded(tmp_path):
     assert read_yaml(REPO / "config/config.yaml", "")["datasets"]["smell"]["public"] is False  # its aliases are fine
     start = time.time()
     with pytest.raises(ConfigError, match="config: expands to more than 100,000 values through YAML aliases"):
-        workflow_config.check_config(yaml.safe_load(bomb.read_text()), SCHEMA)
+        config_check.check_config(yaml.safe_load(bomb.read_text()), SCHEMA)
     assert time.time() - start < 10
 
     proc = snakemake("-n", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--configfile",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from icda import workflow_config
+from icda.workflow_config import availability, config_check, dataset_inputs, plan, run_settings
 from icda.errors import ConfigError
 
 
@@ -32,10 +32,10 @@ def _config(tmp_path):
 def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
     config = _config(tmp_path)
     missing = [str(tmp_path / "absent" / split) for split in ("train", "dev", "test")]
-    assert workflow_config.downloads(config) == {"absent": missing}
-    present, absent = workflow_config.availability(config)
+    assert availability.downloads(config) == {"absent": missing}
+    present, absent = availability.availability(config)
     assert present == ["present", "absent", "synthetic"] and absent == {}
-    present, absent = workflow_config.availability(config | {"download": False})
+    present, absent = availability.availability(config | {"download": False})
     assert present == ["present", "synthetic"]
     assert list(absent) == ["absent"]
     assert "absent/train" in absent["absent"] and "download" in absent["absent"]
@@ -44,36 +44,55 @@ def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
 def test_a_dataset_whose_server_cannot_be_reached_is_listed_with_its_urls_and_paths(tmp_path, http_server):
     config = _config(tmp_path)
     config["datasets"]["absent"]["url"] = "http://127.0.0.1:9/data/"  # connection refused
-    unreachable = workflow_config.unreachable_downloads(config, timeout=2)
+    unreachable = availability.unreachable_downloads(config, timeout=2)
     assert list(unreachable) == ["absent"]
     for split in ("train", "dev", "test"):
         assert f"http://127.0.0.1:9/data/absent/{split} → {tmp_path / 'absent' / split}" in unreachable["absent"]
-    present, absent = workflow_config.availability(config, unreachable)
+    present, absent = availability.availability(config, unreachable)
     assert present == ["present", "synthetic"] and absent == unreachable
-    report = workflow_config.unfetched_report(unreachable)
+    report = availability.unfetched_report(unreachable)
     assert report.startswith("1 dataset(s) could not be downloaded") and "absent: could not be downloaded" in report
-    assert workflow_config.unfetched_report({}) == ""
+    assert availability.unfetched_report({}) == ""
     # named in run_datasets: not probed (its download job runs and fails with the same advice)
-    assert workflow_config.unreachable_downloads(config | {"run_datasets": ["absent"]}) == {}
-    assert workflow_config.unreachable_downloads(config | {"download": False}) == {}
+    assert availability.unreachable_downloads(config | {"run_datasets": ["absent"]}) == {}
+    assert availability.unreachable_downloads(config | {"download": False}) == {}
     # a server that answers, even with 404 for the file, is reachable
     config["datasets"]["absent"]["url"] = http_server
-    assert workflow_config.unreachable_downloads(config, timeout=2) == {}
+    assert availability.unreachable_downloads(config, timeout=2) == {}
 
+
+
+def test_the_missing_files_are_listed_once_at_start_up(tmp_path, monkeypatch):
+    """The workflow lists the missing files once (``DOWNLOADS`` in common.smk) and hands them to
+    the probe and to availability, which then list nothing again and answer the same."""
+    config = _config(tmp_path)
+    config["datasets"]["absent"]["url"] = "http://127.0.0.1:9/data/"  # connection refused
+    listed = availability.downloads(config)
+    expected = availability.availability(config, availability.unreachable_downloads(config, timeout=2))
+    calls = []
+    monkeypatch.setattr(availability, "downloads", lambda config: calls.append(config) or listed)
+    monkeypatch.setattr(availability, "unreachable_urls", lambda urls, timeout: {url: "refused" for url in urls})
+    monkeypatch.delenv(availability.UNREACHABLE_ENV, raising=False)
+    unreachable = availability.unreachable_downloads_once(config, True, listed)
+    assert list(unreachable) == ["absent"]
+    assert availability.availability(config, unreachable, listed) == expected
+    assert calls == []
+    availability.availability(config, unreachable)  # without the list: it makes its own
+    assert len(calls) == 1
 
 def test_only_the_download_spec_has_the_checksums(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["md5"] = {"absent/train": "0" * 32}
-    assert "md5" not in workflow_config.dataset_spec(config, "absent")  # a new checksum reruns no prepare
-    assert workflow_config.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
+    assert "md5" not in dataset_inputs.dataset_spec(config, "absent")  # a new checksum reruns no prepare
+    assert dataset_inputs.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
 
 
 def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["public"] = False
     config["datasets"]["nourl"] = {"train": "n/train", "dev": "n/dev", "test": "n/test"}
-    assert workflow_config.downloads(config) == {}
-    present, absent = workflow_config.availability(config)
+    assert availability.downloads(config) == {}
+    present, absent = availability.availability(config)
     assert present == ["present", "synthetic"] and list(absent) == ["absent", "nourl"]
     assert "not public" in absent["absent"]
 
@@ -81,33 +100,33 @@ def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
 def test_run_datasets_must_name_configured_datasets(tmp_path):
     config = _config(tmp_path) | {"run_datasets": ["present", "nope"]}
     with pytest.raises(ConfigError, match="nope"):
-        workflow_config.selected_datasets(config)
+        availability.selected_datasets(config)
 
 
 def test_overrides_merge_into_one_section_only(tmp_path):
-    settings = workflow_config.dataset_settings(_config(tmp_path), "present")
+    settings = run_settings.dataset_settings(_config(tmp_path), "present")
     assert settings["train"] == {"lr": 0.01, "max_epochs": 20}
-    assert workflow_config.dataset_settings(_config(tmp_path), "synthetic")["train"]["lr"] == 0.001
+    assert run_settings.dataset_settings(_config(tmp_path), "synthetic")["train"]["lr"] == 0.001
 
 
 def test_candidates_and_comp_grid(tmp_path):
     config = _config(tmp_path)
-    assert workflow_config.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
-    assert workflow_config.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
-    assert workflow_config.candidate_seeds(config, 1, 1) == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
-    assert workflow_config.comp_grid(config, 1) == [
+    assert plan.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
+    assert plan.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
+    assert plan.candidate_seeds(config, 1, 1) == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
+    assert plan.comp_grid(config, 1) == [
         {"lam": 0.5, "seed": 42}, {"lam": 0.5, "seed": 43}, {"lam": 1.0, "seed": 42}, {"lam": 1.0, "seed": 43}]
     with pytest.raises(ConfigError, match="run 3"):
-        workflow_config.run_seeds(config, 3)
+        plan.run_seeds(config, 3)
 
 
 def test_gpu_requested_when_finetuning_or_device_is_cuda(tmp_path):
     config = _config(tmp_path)
-    assert workflow_config.gpus(config, "present") == 0  # frozen encoder, device auto
+    assert run_settings.gpus(config, "present") == 0  # frozen encoder, device auto
     config["overrides"]["present"]["model"] = {"finetune": True}
-    assert workflow_config.gpus(config, "present") == 1
-    assert workflow_config.gpus(config | {"device": "cuda"}, "synthetic") == 1
-    assert workflow_config.gpus(config | {"device": "cpu"}, "synthetic") == 0
+    assert run_settings.gpus(config, "present") == 1
+    assert run_settings.gpus(config | {"device": "cuda"}, "synthetic") == 1
+    assert run_settings.gpus(config | {"device": "cpu"}, "synthetic") == 0
 
 
 def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
@@ -125,8 +144,8 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     config = _config(tmp_path)
     config["overrides"]["present"] = {"icda": {"max_iters": 1, "pool_fraction": 0.5, "pool_base": "class", "dev_seed": 7},
                                       "encoder": {"max_sentences": 3}}
-    settings = workflow_config.dataset_settings(config, "present")
-    assert workflow_config.max_iters(config, "present") == 1 and workflow_config.max_iters(config, "synthetic") == 10
+    settings = run_settings.dataset_settings(config, "present")
+    assert plan.max_iters(config, "present") == 1 and plan.max_iters(config, "synthetic") == 10
     settings_path = tmp_path / "settings.json"
     settings_path.write_text(json.dumps(settings))
     assert Settings.load(settings_path).icda.pool_fraction == 0.5
@@ -165,7 +184,7 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
 def _checked(config: dict) -> None:
     from icda.schema import SCHEMA
 
-    workflow_config.check_config(config, SCHEMA)
+    config_check.check_config(config, SCHEMA)
 
 
 _TOY = {"source": "synthetic"}

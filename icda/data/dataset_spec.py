@@ -20,7 +20,7 @@ in :data:`SPEC_DEFAULTS`:
 * ``classes``: the number C >= 2 of classes; labels are 0 … C−1 (a label outside them is an
   error naming the file and line), balancing keeps C equal classes, a synthetic dataset is
   generated with C classes, and the dataset's classifier has C outputs (``model.n_classes`` of
-  its settings, :func:`icda.workflow_config.dataset_settings`).
+  its settings, :func:`icda.workflow_config.run_settings.dataset_settings`).
 * ``url`` (base URL: a file is fetched from ``url + relative path``; ``http://`` or ``https://``,
   or ``file://`` (a local mirror) only with ``allow_file_url: true``), ``public``, ``how_to_get``
   (shown when files are missing), ``md5`` (``{relative path: md5 hex digest}``: the known

@@ -13,7 +13,7 @@ rule generate:
     log:
         "results/logs/{dataset}/generate.log",
     resources:
-        gpu=lambda wc: workflow_config.generate_gpus(config, wc.dataset),
+        gpu=lambda wc: run_settings.generate_gpus(config, wc.dataset),
     conda:
         "../../environment.yml"
     shell:
