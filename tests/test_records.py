@@ -9,7 +9,7 @@ import pytest
 
 from icda.errors import DataError
 from icda.records import (AugmentationPlan, CandidateScore, Choice, Decision, Evaluation, History, Pools, Predictions,
-                          RunSummary, SplitPools, SplitPredictions)
+                          RunSummary, SplitPools, SplitPredictions, icda_iteration)
 
 SCORE = CandidateScore(name="seed42", candidate_dir="r/iter1/seed42", warm_start=False, seed=42, dev_loss=0.3,
                        original_dev_loss=0.4, dev_accuracy=0.9, degenerate=False, best_epoch=2, delta_A=0.1,
@@ -82,3 +82,18 @@ def test_a_bad_record_names_the_file_the_field_and_the_fix(cls, content, message
         cls.read(path)
     assert str(path) in str(err.value) and message in str(err.value), str(err.value)
     assert f"python -m icda {cls.COMMAND}" in err.value.fix
+
+
+def test_icda_is_the_taken_iteration_else_the_last_and_never_iteration_0():
+    """The one rule every reader follows (summaries, tables, viewer, workflow)."""
+    assert icda_iteration([0, 1, 2, 3], 2) == 2  # the stop rule's pick
+    assert icda_iteration([0, 1, 2, 3]) == 3  # none recorded: the last
+    assert icda_iteration(range(3), None) == 2
+    assert icda_iteration([0]) is None  # only MMI so far: no ICDA yet
+    assert icda_iteration([0, 1], 0) is None  # MMI is never ICDA
+    with pytest.raises(ValueError):
+        icda_iteration([])
+    summary = dict(dataset="d", run=1, converged=True, reason="r", per_iteration=[])
+    assert RunSummary(iterations=4, final_iteration=2, **summary).icda_iteration == 2
+    assert RunSummary(iterations=4, **summary).icda_iteration == 3
+    assert RunSummary(iterations=1, **summary).icda_iteration is None

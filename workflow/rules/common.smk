@@ -3,7 +3,7 @@ import os
 import shlex
 
 from icda.workflow_config import availability, dataset_inputs, outputs, plan, run_settings
-from icda.records import Decision
+from icda.records import Decision, icda_iteration as taken_as_icda
 
 # Without network, public datasets whose files would be downloaded are left out (and listed at
 # the end and in summary.md): the main process probes once, its jobs read its answer. The
@@ -78,10 +78,11 @@ def last_iteration(dataset, run):
 
 
 def icda_iteration(dataset, run):
-    """The iteration a run's stop rule took as ICDA (its last decision's final_iteration)."""
+    """The iteration a run's stop rule took as ICDA (its last decision's final_iteration, by
+    ``icda.records.icda_iteration``, the rule every reader follows)."""
     last = last_iteration(dataset, run)
     taken = Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=last).output[0]).final_iteration
-    return last if taken is None else taken
+    return taken_as_icda(range(last + 1), taken)
 
 
 def iteration_files(dataset, run, name):
