@@ -200,7 +200,7 @@ def test_data_checksums_are_the_files_sha256_and_none_for_a_missing_file(tmp_pat
 
 
 def test_prepare_reruns_when_a_data_file_changes_content_but_not_mtime(tmp_path):
-    from test_reliability import planned_jobs, toy_files, workflow_args
+    from toy_workflow import planned_jobs, toy_files, workflow_args
     from test_workflow import snakemake
 
     toy_files(tmp_path / "data")
@@ -232,7 +232,7 @@ def test_prepare_reruns_when_a_data_file_changes_content_but_not_mtime(tmp_path)
 def test_prepare_after_a_download_does_not_rerun_for_the_checksums(tmp_path):
     """The files a download job writes are hashed when prepare runs, not when the run starts
     (they are absent then), so the next invocation finds nothing changed."""
-    from test_reliability import planned_jobs, toy_files, workflow_args
+    from toy_workflow import planned_jobs, toy_files, workflow_args
     from test_workflow import snakemake
 
     toy_files(tmp_path / "remote")

@@ -1,9 +1,13 @@
-"""icda.workflow_config: which datasets run, what is reported missing, settings and candidates."""
+"""icda.workflow_config: which datasets run, what is reported missing, settings, runs and candidates, and what stops
+the workflow at start-up (each with the fix)."""
 
 import pytest
+import yaml
 
 from icda.workflow_config import availability, config_check, dataset_inputs, plan, run_settings
-from icda.errors import ConfigError
+from icda.errors import ConfigError, DataError
+from test_workflow import REPO, snakemake
+from toy_workflow import TOY, toy_files, workflow_args
 
 
 def _config(tmp_path):
@@ -301,3 +305,92 @@ def test_names_longer_than_a_file_name_allows_are_refused_at_start():
     with pytest.raises(ConfigError, match="is too long"):
         _checked({"datasets": {"toy": _TOY}, "report": {"groups": {"g" * 300: ["toy"]}}})
     _checked({"datasets": {"a" * 64: _TOY}})
+
+
+# ------------------------------------------------------------------ refused at start-up, with the fix
+
+
+def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
+    toy_files(tmp_path / "data")
+    (tmp_path / "data/toy/train.txt").unlink()
+    config = {"data_dir": str(tmp_path / "data"), "run_datasets": ["toy"], "datasets": {"toy": TOY}}
+    with pytest.raises(DataError, match="dataset 'toy' is named in run_datasets") as err:
+        availability.availability(config)
+    assert err.value.path == str(tmp_path / "data/toy/train.txt")
+    assert "Or remove 'toy' from run_datasets" in err.value.fix
+
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"]), check=False)
+    assert proc.returncode != 0
+    assert f"{tmp_path / 'data/toy/train.txt'}: file not found" in proc.stdout + proc.stderr
+    # not named: listed as unavailable, the others run
+    synthetic = {"source": "synthetic", "synthetic": {"n_train": 8, "n_dev": 4, "n_test": 4}}
+    present, absent = availability.availability(
+        config | {"run_datasets": [], "datasets": {"toy": TOY, "synthetic": synthetic}})
+    assert present == ["synthetic"] and "toy/train.txt" in absent["toy"]
+    with pytest.raises(ConfigError, match="no selected dataset has its files. Fix: get the files"):
+        availability.availability(config | {"run_datasets": []})
+
+
+def test_more_runs_than_seed_lists_says_the_fix(tmp_path):
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path, n_runs=3), check=False)  # runs: 1 list
+    assert proc.returncode != 0
+    assert "n_runs: 3, but `runs` has 1 seed lists. Fix: lower n_runs to 1" in proc.stdout + proc.stderr
+    assert plan.run_numbers({"n_runs": 2, "runs": [[1], [2], [3]]}) == [1, 2]
+
+
+def test_seed_lists_that_repeat_or_shrink_a_run_are_refused():
+    base = {"n_runs": 1, "runs": [[42, 43]], "comp": {"seeds": 2}}
+    with pytest.raises(ConfigError, match=r"runs: run 1 has the seeds \[42, 42\], which repeat \[42\].*Fix: give"):
+        plan.run_numbers(base | {"runs": [[42, 42]]})
+    with pytest.raises(ConfigError, match=r"runs: runs 1 and 2 have the same seeds \[1, 2\].*Fix: give run 2"):
+        plan.run_numbers(base | {"n_runs": 2, "runs": [[1, 2], [2, 1], [3, 4]]})
+    with pytest.raises(ConfigError, match="comp.seeds: 5, but run 1 has 2 seeds.* Fix: lower comp.seeds to 2"):
+        plan.run_numbers(base | {"comp": {"seeds": 5}})
+    assert plan.run_numbers(base | {"n_runs": 2, "runs": [[1, 2], [3, 4], [1, 2]]}) == [1, 2]  # run 3 unused
+
+
+def test_invalid_model_setting_stops_the_dry_run(tmp_path):
+    """A value only the training command checks (d_model not divisible by heads, here in one
+    dataset's overrides) stops the workflow at start, naming the dataset, not after embed."""
+    toy_files(tmp_path / "data")
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"],
+                                          overrides={"toy": {"model": {"heads": 3}}}), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "config, dataset 'toy'.model: d_model=32 must be divisible by heads=3" in out, out[-2000:]
+
+
+@pytest.mark.parametrize("model, message", [
+    ({"k": 20}, "config, dataset 'synthetic': model.k = 20 is not smaller than encoder.max_sentences = 12, "
+                "so every sentence the model sees would be selected"),
+    ({"k": 5}, "config, dataset 'synthetic': model.k = 5 is not smaller than datasets.synthetic.min_sentences = 5"),
+])
+def test_k_that_selects_every_sentence_stops_the_workflow_at_start(tmp_path, model, message):
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["synthetic"], model=model),
+                     check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and message in out and "Fix: lower model.k below" in out, out[-2000:]
+
+
+def test_overrides_of_an_unknown_dataset_are_refused(tmp_path):
+    toy_files(tmp_path / "data")
+    config = {"data_dir": str(tmp_path / "data"), "datasets": {"toy": TOY}, "overrides": {"tyo": {"train": {"lr": 1}}}}
+    with pytest.raises(ConfigError, match="overrides.tyo: there is no dataset 'tyo' under `datasets` "
+                                          r"\(configured: toy\), so these overrides would be ignored. Fix"):
+        run_settings.check_settings(config, ["toy"])
+
+
+def test_finetuning_at_the_adapter_rate_is_refused_with_the_fix():
+    """model.finetune with the CPU defaults' lr 1e-3 and no encoder_lr would train the pretrained
+    encoder at 1e-3: refused; an explicit encoder_lr, or a small lr (config/paper.yaml), passes."""
+    from icda.settings import Settings
+
+    config = {"encoder": {}, "model": {"finetune": True}, "train": {"lr": 1e-3}}
+    with pytest.raises(ConfigError, match=r"train.lr = 0.001, .* Fix: set train.encoder_lr"):
+        Settings.from_dict(config, where="config, dataset 'r'")
+    assert Settings.from_dict(config | {"train": {"lr": 1e-3, "encoder_lr": 2e-5}}).train.encoder_lr == 2e-5
+    assert Settings.from_dict(config | {"train": {"lr": 1e-6}}).model.finetune
+    assert not Settings.from_dict(config | {"model": {"finetune": False}}).model.finetune
+    paper = yaml.safe_load((REPO / "config/paper.yaml").read_text())
+    merged = run_settings.dataset_settings(yaml.safe_load((REPO / "config/config.yaml").read_text()) | paper, "x")
+    assert Settings.from_dict(merged).model.finetune
