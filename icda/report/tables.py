@@ -4,7 +4,8 @@ Inputs are the ``eval.json`` files the ``evaluate`` step writes, one per (datase
 iteration) and one per (dataset, run) for the COMP baseline (``"iteration": null``).
 Method assignment follows the paper (section "Experiments"): iteration 0 is MMI, iteration 1 is
 CDA and ICDA is the iteration the run's stop rule took (its ``summary.json``'s
-``final_iteration``; without summaries, the run's last iteration). One model can play two roles
+``final_iteration``; without summaries, the run's last iteration; never iteration 0:
+:func:`icda.records.icda_iteration`). One model can play two roles
 (a run that takes iteration 1 has CDA = ICDA); the long form then holds that file once per role.
 
 Numbers in the tables are percentages (precision × 100), mean ± sample standard deviation
