@@ -4,8 +4,9 @@ It shows the test documents sentence by sentence with the ground-truth rationale
 marked and the sentences selected by MMI (iteration 0) and ICDA (the iteration the run's stop
 rule took, else its last: :func:`icda.records.icda_iteration`; a run with only iteration 0 has
 no ICDA yet and shows MMI alone) highlighted, for a run chosen in the page, with filters on how
-ICDA changed the selection; and counterfactual examples from ``icda_dataset.jsonl`` (the original beside its counterfactual,
-the swapped sentences highlighted, the source document named).
+ICDA changed the selection; and counterfactual examples from ``icda_dataset.jsonl`` (the
+original beside its counterfactual, the swapped sentences highlighted, the source document
+named).
 
 All data is embedded in the page as JSON; the page's own script renders one page of documents
 at a time, so it stays fast with thousands of documents. No CDN, no network: the file can be
