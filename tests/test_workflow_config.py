@@ -70,19 +70,19 @@ def test_the_missing_files_are_listed_once_at_start_up(tmp_path, monkeypatch):
     """The workflow lists the missing files once (``DOWNLOADS`` in common.smk) and hands them to
     the probe and to availability, which then list nothing again and answer the same."""
     config = _config(tmp_path)
-    config["datasets"]["absent"]["url"] = "http://127.0.0.1:9/data/"  # connection refused
+    monkeypatch.setattr(availability, "unreachable_urls", lambda urls, timeout: {url: "refused" for url in urls})
+    monkeypatch.setenv(availability.UNREACHABLE_ENV, "")  # (restored after the test)
     listed = availability.downloads(config)
-    expected = availability.availability(config, availability.unreachable_downloads(config, timeout=2))
+    expected = availability.availability(config, availability.unreachable_downloads(config))
     calls = []
     monkeypatch.setattr(availability, "downloads", lambda config: calls.append(config) or listed)
-    monkeypatch.setattr(availability, "unreachable_urls", lambda urls, timeout: {url: "refused" for url in urls})
-    monkeypatch.delenv(availability.UNREACHABLE_ENV, raising=False)
     unreachable = availability.unreachable_downloads_once(config, True, listed)
     assert list(unreachable) == ["absent"]
     assert availability.availability(config, unreachable, listed) == expected
     assert calls == []
     availability.availability(config, unreachable)  # without the list: it makes its own
     assert len(calls) == 1
+
 
 def test_only_the_download_spec_has_the_checksums(tmp_path):
     config = _config(tmp_path)
