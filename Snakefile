@@ -8,7 +8,7 @@ import os
 
 from snakemake.utils import min_version, validate
 
-from icda.workflow_config import check_config
+from icda.workflow_config.config_check import check_config
 
 min_version("9.19")  # profiles/*/profile.yaml is read from Snakemake 9.19 on
 
@@ -44,12 +44,12 @@ include: "workflow/rules/sweep.smk"
 
 onsuccess:
     if UNREACHABLE:
-        print(workflow_config.unfetched_report(UNREACHABLE))
+        print(availability.unfetched_report(UNREACHABLE))
 
 
 onerror:
     if UNREACHABLE:
-        print(workflow_config.unfetched_report(UNREACHABLE))
+        print(availability.unfetched_report(UNREACHABLE))
 
 
 rule all:

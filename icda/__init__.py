@@ -12,7 +12,8 @@ builders, what is loaded and read); the algorithm, with no file paths; and at th
 records and settings, with where the files lie (:mod:`icda.layout`), io and errors.
 
 * on top: :mod:`icda.cli` (``python -m icda``: each command → its module) and
-  :mod:`icda.workflow_config` (what the Snakefile calls).
+  :mod:`icda.workflow_config` (what the Snakefile calls: one module per question, from the config
+  check to a run's seeds).
 * the commands, one module each: :mod:`icda.steps` (prepare, download, embed, train, evaluate,
   select, pools, augment, converge, finalize, predict, export-eraser in ``eraser``, report,
   theory), :mod:`icda.generate.run` (generate), :mod:`icda.sweep` (sweep),
@@ -30,7 +31,7 @@ records and settings, with where the files lie (:mod:`icda.layout`), io and erro
 * records and settings: :mod:`icda.records` (one dataclass per file the steps hand each other),
   :mod:`icda.settings` (settings.json and every list of allowed values), :mod:`icda.schema`,
   :mod:`icda.data.document` (documents, and ``read_split``, the reader of a prepared split),
-  :mod:`icda.generate.llm_spec`, :mod:`icda.generate.records`; below them :mod:`icda.layout`
+  :mod:`icda.data.llm_spec`, :mod:`icda.generate.records`; below them :mod:`icda.layout`
   (every file name of the data, candidate, iteration and run folders), :mod:`icda.io`, and
   :mod:`icda.errors`.
 

@@ -41,7 +41,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar, Iterable, Sequence
 
 from icda.errors import DataError, rebuild_fix
 from icda.io import read_json_file, write_json
@@ -718,6 +718,20 @@ class Evaluation(Record):
 # --------------------------------------------------------------------------- run summary
 
 
+def icda_iteration(iterations: Iterable[int], taken: int | None = None) -> int | None:
+    """Which iteration of a run is ICDA, the one rule every reader (run summaries, result tables,
+    rationale viewer, workflow) follows: ``taken``, the iteration the run's stop rule took (a
+    decision's or summary's ``final_iteration``), or, where none is recorded (a file written
+    before it existed, a run still going), the last of ``iterations``. Never iteration 0, MMI:
+    a run with only iteration 0 has no ICDA yet (None).
+
+    Raises:
+        ValueError: ``taken`` is None and ``iterations`` is empty.
+    """
+    k = max(iterations) if taken is None else taken
+    return k if k >= 1 else None
+
+
 @dataclass(frozen=True)
 class RunSummary(Record):
     """``summary.json`` of one ICDA run: its iterations, per iteration the test precision, α,
@@ -737,9 +751,10 @@ class RunSummary(Record):
     final_reason: str | None = None
 
     @property
-    def icda_iteration(self) -> int:
-        """The iteration taken as ICDA: ``final_iteration``, or the last one."""
-        return self.iterations - 1 if self.final_iteration is None else self.final_iteration
+    def icda_iteration(self) -> int | None:
+        """The iteration taken as ICDA (:func:`icda_iteration`): ``final_iteration``, or the last
+        one; None for a run with only iteration 0."""
+        return icda_iteration(range(self.iterations), self.final_iteration)
 
 
 # --------------------------------------------------------------------------- ERASER scores

@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 import socket
 import subprocess
 from collections import Counter
@@ -25,7 +26,11 @@ from icda.data.synthetic import ASPECTS, SENTENCE_BANK, generate_synthetic
 from icda.errors import ConfigError, DataError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "data"
-REAL = Path("/work/shared/icda-data")
+#: a few lines of each upstream data file, in the upstream layout (fixtures/icda-data/README.md)
+UPSTREAM_CUT = Path(__file__).parent / "fixtures" / "icda-data"
+#: the full upstream data files (the layout of fixtures/icda-data), for the slow checks of every
+#: line; unset or absent: those checks are skipped
+FULL_DATA = os.environ.get("ICDA_FULL_DATA")
 RESTAURANT_KEYWORDS = ["food", "dish", "flavor", "delicious", "bland", "cook", "ingredients"]
 CONNECT_KEYWORDS = ["connect", "cuts out", "dropout"]
 
@@ -190,38 +195,62 @@ def test_sentence_splitter_rule_based_and_missing_model():
         SentenceSplitter("no_such_pipeline_xx")
 
 
-# --------------------------------------------------------------------------- real data files
-
-needs_real = pytest.mark.skipif(not REAL.is_dir(), reason=f"{REAL} is absent")
+# --------------------------------------------------------------------------- upstream data files
 
 
-@needs_real
-def test_real_restaurant_and_connect_files():
-    # line counts from icda-data/README.md (+1 line without a trailing newline)
-    expected = {"restaurant/train.sents.fix.5s": 4574, "restaurant/dev.sents.fix.5s": 626,
-                "restaurant/test.sents.fix.5s": 582, "connect/dev.SENTS.fix": 1200,
-                "connect/test.SENTS.fix": 1200}
+def _check_icda_files(root: Path, expected: dict[str, int], restaurant_test: tuple[dict, int], connect_rationales: int):
     for rel, n in expected.items():
-        docs = read_icda(REAL / rel)
+        docs = read_icda(root / rel)
         assert len(docs) == n, rel
         assert all(s and s == s.strip() for d in docs for s in d.sentences)
-    test = read_icda(REAL / "restaurant/test.sents.fix.5s", keywords=RESTAURANT_KEYWORDS)
-    assert Counter(d.label for d in test) == {0: 291, 1: 291}
-    assert sum(bool(d.rationale) for d in test) == 556
-    connect = read_icda(REAL / "connect/test.SENTS.fix", keywords=CONNECT_KEYWORDS)
-    assert sum(bool(d.rationale) for d in connect) == 967
+    test = read_icda(root / "restaurant/test.sents.fix.5s", keywords=RESTAURANT_KEYWORDS)
+    assert Counter(d.label for d in test) == restaurant_test[0]
+    assert sum(bool(d.rationale) for d in test) == restaurant_test[1]
+    connect = read_icda(root / "connect/test.SENTS.fix", keywords=CONNECT_KEYWORDS)
+    assert sum(bool(d.rationale) for d in connect) == connect_rationales
 
 
-@needs_real
-def test_real_hotel_test_files():
-    service = read_hotel_test(REAL / "service/service.test.sents")
-    assert len(service) == 199
-    clean = read_hotel_test(REAL / "clean/clean.test.sents")
-    assert len(clean) == 196
+def _check_hotel_files(root: Path, service_docs: int, clean_docs: int):
+    service = read_hotel_test(root / "service/service.test.sents")
+    assert len(service) == service_docs
+    clean = read_hotel_test(root / "clean/clean.test.sents")
+    assert len(clean) == clean_docs
     for docs in (service, clean):
         assert all(d.label is None and d.rationale for d in docs)
         assert all(max(d.rationale) < len(d.sentences) for d in docs)
         assert any(len(d.sentences) < 5 for d in docs)  # README: some have fewer than 5 sentences
+
+
+def test_upstream_restaurant_and_connect_lines():
+    """Lines cut from the upstream files, the last without a trailing newline (as upstream)."""
+    expected = {"restaurant/train.sents.fix.5s": 9, "restaurant/dev.sents.fix.5s": 9,
+                "restaurant/test.sents.fix.5s": 11, "connect/dev.SENTS.fix": 9, "connect/test.SENTS.fix": 11}
+    _check_icda_files(UPSTREAM_CUT, expected, ({0: 6, 1: 5}, 9), 5)
+
+
+def test_upstream_hotel_test_lines():
+    _check_hotel_files(UPSTREAM_CUT, 8, 8)
+
+
+needs_full_data = pytest.mark.skipif(
+    not (FULL_DATA and Path(FULL_DATA).is_dir()),
+    reason="set ICDA_FULL_DATA to a folder of the full upstream data files (layout of tests/fixtures/icda-data)")
+
+
+@pytest.mark.slow
+@needs_full_data
+def test_full_restaurant_and_connect_files():
+    # line counts from the offline copy's README (+1 line without a trailing newline)
+    expected = {"restaurant/train.sents.fix.5s": 4574, "restaurant/dev.sents.fix.5s": 626,
+                "restaurant/test.sents.fix.5s": 582, "connect/dev.SENTS.fix": 1200,
+                "connect/test.SENTS.fix": 1200}
+    _check_icda_files(Path(FULL_DATA), expected, ({0: 291, 1: 291}, 556), 967)
+
+
+@pytest.mark.slow
+@needs_full_data
+def test_full_hotel_test_files():
+    _check_hotel_files(Path(FULL_DATA), 199, 196)
 
 
 # ------------------------------------------------------------------------------------ prepare
@@ -650,3 +679,15 @@ def test_a_class_missing_after_preparation_gets_the_fix_of_its_cause(tmp_path):
         prepare_dataset("toy", _files_spec(), tmp_path / "data", tmp_path / "out")
     assert err.value.fix.startswith("preparation dropped the documents of class(es) [0] (duplicates: 0, short: 6")
     assert "lower min_sentences (now 5)" in err.value.fix
+
+
+# ------------------------------------------------------------------ decoding errors
+
+
+def test_decoding_error_is_reported_on_its_line(tmp_path):
+    path = tmp_path / "latin1.txt"
+    good = "".join(f"1\tSentence {i}.[SEP]More.\n" for i in range(10)).encode()
+    path.write_bytes(good + "0\tCaf\u00e9 au lait.[SEP]Fine.\n".encode("latin-1"))
+    with pytest.raises(DataError, match="not UTF-8 text") as err:
+        read_icda(path)
+    assert err.value.line == 11

@@ -183,24 +183,24 @@ def test_a_missing_remote_file_is_reported_as_not_found_with_the_url(tmp_path, o
 def test_data_checksums_are_the_files_sha256_and_none_for_a_missing_file(tmp_path):
     import hashlib
 
-    from icda import workflow_config
+    from icda.workflow_config import dataset_inputs
 
     write_toy(tmp_path)
     (tmp_path / "toy/dev.txt").unlink()
     config = {"data_dir": str(tmp_path), "datasets": {"toy": SPEC}}
-    got = workflow_config.data_checksums(config, "toy")
+    got = dataset_inputs.data_checksums(config, "toy")
     assert got == {str(tmp_path / "toy/train.txt"): hashlib.sha256((tmp_path / "toy/train.txt").read_bytes()).hexdigest(),
                    str(tmp_path / "toy/dev.txt"): None,
                    str(tmp_path / "toy/test.txt"): hashlib.sha256((tmp_path / "toy/test.txt").read_bytes()).hexdigest()}
     before = (tmp_path / "toy/test.txt").stat()
     (tmp_path / "toy/test.txt").write_bytes((tmp_path / "toy/test.txt").read_bytes().replace(b"good", b"fine"))
     os.utime(tmp_path / "toy/test.txt", ns=(before.st_atime_ns, before.st_mtime_ns))  # same size and mtime
-    assert workflow_config.data_checksums(config, "toy")[str(tmp_path / "toy/test.txt")] == \
+    assert dataset_inputs.data_checksums(config, "toy")[str(tmp_path / "toy/test.txt")] == \
         hashlib.sha256((tmp_path / "toy/test.txt").read_bytes()).hexdigest()
 
 
 def test_prepare_reruns_when_a_data_file_changes_content_but_not_mtime(tmp_path):
-    from test_reliability import planned_jobs, toy_files, workflow_args
+    from toy_workflow import planned_jobs, toy_files, workflow_args
     from test_workflow import snakemake
 
     toy_files(tmp_path / "data")
@@ -232,7 +232,7 @@ def test_prepare_reruns_when_a_data_file_changes_content_but_not_mtime(tmp_path)
 def test_prepare_after_a_download_does_not_rerun_for_the_checksums(tmp_path):
     """The files a download job writes are hashed when prepare runs, not when the run starts
     (they are absent then), so the next invocation finds nothing changed."""
-    from test_reliability import planned_jobs, toy_files, workflow_args
+    from toy_workflow import planned_jobs, toy_files, workflow_args
     from test_workflow import snakemake
 
     toy_files(tmp_path / "remote")

@@ -5,6 +5,7 @@ a generation killed half-way and resumed, and the transformers backend with a ti
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import signal
@@ -25,7 +26,7 @@ from icda.errors import ConfigError, DataError
 from icda.generate.postprocess import SentenceFilter, responses_to_documents, strip_preamble
 from icda.generate.records import ResponseCache, read_responses
 from icda.generate.run import generate, plan_requests
-from icda.generate.llm_spec import parse_llm
+from icda.data.llm_spec import parse_llm
 
 REPO = Path(__file__).resolve().parents[1]
 PROMPT = 'please write about a restaurant worth $RATING/10. Start with "My review:"'
@@ -433,7 +434,8 @@ def test_generate_rule_runs_only_for_llm_datasets(tmp_path):
 
 
 def test_workflow_config_for_llm_datasets():
-    from icda.workflow_config import generate_gpus, generated_responses
+    from icda.workflow_config.run_settings import generate_gpus
+    from icda.workflow_config.dataset_inputs import generated_responses
 
     config = {"datasets": {
         "local": {"source": "llm", "llm": {"backend": {"type": "transformers", "model": "m"}}},
@@ -452,7 +454,7 @@ def test_a_base_url_that_serves_a_web_page_is_refused_before_any_request():
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     from icda.generate.backends import OpenAIBackend
-    from icda.generate.llm_spec import Backend
+    from icda.data.llm_spec import Backend
 
     class Page(BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -477,3 +479,24 @@ def test_a_base_url_that_serves_a_web_page_is_refused_before_any_request():
         httpd.server_close()
     assert f"{url}/models answers with text/html ('<!DOCTYPE html>" in str(err.value)
     assert "Fix: give the API's root, e.g. http://localhost:8000/v1" in str(err.value)
+
+
+# ------------------------------------------------------------------ the API key
+
+
+def test_the_api_key_goes_only_to_base_url_as_documented(tmp_path, monkeypatch, caplog):
+    from icda.generate.run import generate
+
+    assert "`api_key_env` names is sent as the API" in (REPO / "docs/llm.md").read_text()
+    assert "backend.api_key_env names the environment variable whose value is sent as the API key to " \
+           "backend.base_url" in (REPO / "config/README.md").read_text()
+    server = FakeServer()
+    try:
+        monkeypatch.setenv("ICDA_TEST_KEY", "sk-test-123")
+        with caplog.at_level(logging.INFO, logger="icda.generate"):
+            generate("d", llm_spec(server.url, per_label=1, api_key_env="ICDA_TEST_KEY"), tmp_path / "r.jsonl",
+                     cache=tmp_path / "c.jsonl")
+    finally:
+        server.close()
+    assert f"sending the value of $ICDA_TEST_KEY as the API key to {server.url}" in caplog.text
+    assert "sk-test-123" not in caplog.text

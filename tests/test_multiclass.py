@@ -21,7 +21,7 @@ from icda.metrics import rationale_metrics
 from icda.records import AugmentationPlan, SplitPools, SplitPredictions
 from icda.model_selection import cross_entropy
 from icda.settings import IcdaSettings
-from icda.workflow_config import dataset_settings
+from icda.workflow_config.run_settings import dataset_settings
 
 
 def _three_class_predictions():

@@ -356,3 +356,18 @@ def test_the_report_describes_the_configured_run():
     paper = _workflow_description("config/paper.yaml")
     assert "the augmented dev set (the paper)" in paper and "confident 10 % of each class (the paper)" in paper
     assert "the loop stops when the warm-started model is kept" in paper and "after iteration 10" in paper
+
+
+def test_a_summary_of_a_run_with_only_iteration_0_names_no_icda(tmp_path):
+    """The summary's rule is the tables' (icda.records.icda_iteration): iteration 0 is never
+    ICDA, with or without the run's summary."""
+    from icda.records import RunSummary
+    from icda.report.tables import icda_iterations
+
+    summary = tmp_path / "toy/run1/summary.json"
+    RunSummary(dataset="toy", run=1, iterations=1, converged=False, reason="r", per_iteration=[]).write(summary)
+    assert icda_iterations([summary]) == {}
+    paths = [_write(tmp_path / "toy/run1/iter0/eval.json", "toy", 1, 0, 0.6)]
+    df = load_evaluations(paths, icda_iterations([summary]))
+    assert df["method"].tolist() == ["MMI"]
+    assert load_evaluations(paths, {("toy", 1): 0})["method"].tolist() == ["MMI"]

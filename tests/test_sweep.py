@@ -5,7 +5,8 @@ import json
 import pytest
 
 from icda.sweep import SweepRecord, choose, read_record, sweep_table, to_markdown
-from icda.workflow_config import sweep_datasets, sweep_settings
+from icda.workflow_config.availability import sweep_datasets
+from icda.workflow_config.run_settings import sweep_settings
 
 
 def _rec(point, dataset, seed, precision, hist=(1, 0, 0, 0, 0, 0, 0, 0, 0, 0)):

@@ -279,15 +279,15 @@ def test_cli_refuses_a_cost_above_its_bound_naming_the_bound(capsys, option, val
 def test_config_refuses_a_theory_cost_above_its_bound(key, value, bound):
     from pathlib import Path
 
-    from icda import workflow_config
+    from icda.workflow_config import config_check
     from icda.errors import ConfigError
 
     schema = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
     config = {"datasets": {"toy": {"source": "synthetic"}}, "theory": {key: value}}
     with pytest.raises(ConfigError) as err:
-        workflow_config.check_config(config, schema)
+        config_check.check_config(config, schema)
     assert f"theory.{key}: {value} is greater than the maximum of {bound}" in str(err.value)
-    workflow_config.check_config({"datasets": config["datasets"], "theory": {key: bound}}, schema)
+    config_check.check_config({"datasets": config["datasets"], "theory": {key: bound}}, schema)
 
 
 def test_long_loops_show_progress_bars(capsys, monkeypatch):

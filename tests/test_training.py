@@ -9,6 +9,7 @@ import torch
 
 from icda.data.synthetic import generate_synthetic
 from icda.embed import embed_documents
+from icda.errors import DataError
 from icda.encoder import EncoderSettings
 from icda.metrics import rationale_metrics
 from icda.model import CachedSentences, RationaleNetwork
@@ -332,3 +333,22 @@ def test_an_interrupted_multi_candidate_job_leaves_no_output_folder(tmp_path, mo
     assert steps_train.train_candidates(None, tmp_path, None, {"seed42": 42, "seed43": 43}, out) == [42, 43]
     assert sorted(p.name for p in out.iterdir()) == ["seed42", "seed43"]
     assert not (tmp_path / "iter1" / "candidates.partial").exists()
+
+
+# ------------------------------------------------------------------ model.k against the data
+
+
+def test_k_against_the_shortest_prepared_document_names_the_file_and_line(tmp_path):
+    from icda.data.document import Document, write_documents
+    from icda.settings import Settings
+    from icda.loading import open_workspace
+
+    docs = [Document(f"d{i}", i % 2, tuple(f"s{i}.{j}" for j in range(5))) for i in range(6)]
+    short = Document("short", 1, ("only.", "three.", "here."))
+    for split in ("train", "dev", "test"):
+        write_documents(docs + [short] if split == "dev" else docs, tmp_path / f"{split}.jsonl")
+    settings = Settings.from_dict({"encoder": {"max_sentences": 12}, "model": {"k": 3}})
+    with pytest.raises(DataError, match="document short shows the model 3 sentences, not more than model.k = 3") as err:
+        open_workspace(settings, tmp_path, None)
+    assert (err.value.path, err.value.line) == (str(tmp_path / "dev.jsonl"), 7)
+    assert "lower model.k below 3" in err.value.fix and "min_sentences" in err.value.fix

@@ -141,6 +141,30 @@ def test_page_parses_and_embeds_every_document_with_its_selections(toy):
     assert "</script> <!-- loud" not in page and pair["original"][1] == "</script> <!-- loud"
 
 
+
+def test_a_run_with_only_iteration_0_shows_mmi_and_no_icda(toy, tmp_path):
+    """As in the tables, iteration 0 (MMI) is never ICDA: a run that has not reached iteration 1
+    keeps its MMI selections and has no ICDA selections, iteration or precision (no outcomes to
+    filter on), also when its summary has only iteration 0."""
+    from icda.records import RunSummary
+
+    ids = [d.id for d in toy["docs"]]
+    only_mmi = _eval(tmp_path / "run3/iter0/eval.json", 3, 0, ids, [[1]] * N_DOCS)
+    summary = tmp_path / "run3/summary.json"
+    RunSummary(dataset="toy", run=3, iterations=1, converged=False, reason="r", per_iteration=[]).write(summary)
+    for summaries in (None, [summary]):
+        out = tmp_path / "only_mmi.html"
+        data = write_viewer("toy", toy["test"], [*toy["evals"], only_mmi], None, out, summaries=summaries)
+        run1, run2, run3 = data["runs"]
+        assert (run1["icda_iteration"], run2["icda_iteration"]) == (2, 1)
+        assert run3["run"] == 3 and run3["mmi"] == [[1]] * N_DOCS and run3["mmi_precision"] == 0.5
+        assert run3["icda_iteration"] is None and run3["icda"] is None and run3["icda_precision"] is None
+        assert run3["outcome"] == [None] * N_DOCS
+        checker = _parse(out)
+        assert not checker.errors and not checker.stack
+        assert json.loads(checker.json_text)["runs"][2]["icda"] is None
+    assert "run.icda_iteration === null" in out.read_text()  # the page says "no ICDA yet"
+
 def test_outcome_rules():
     truth = frozenset({2})
     assert outcome([0], [2], truth) == "fixed"

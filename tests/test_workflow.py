@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "icda-data"
+DATA = REPO / "tests" / "fixtures" / "icda-data"  # a few lines of each upstream file (its README)
 
 
 def snakemake(*args, cwd=REPO, check=True):

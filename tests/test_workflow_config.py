@@ -1,9 +1,13 @@
-"""icda.workflow_config: which datasets run, what is reported missing, settings and candidates."""
+"""icda.workflow_config: which datasets run, what is reported missing, settings, runs and candidates, and what stops
+the workflow at start-up (each with the fix)."""
 
 import pytest
+import yaml
 
-from icda import workflow_config
-from icda.errors import ConfigError
+from icda.workflow_config import availability, config_check, dataset_inputs, plan, run_settings
+from icda.errors import ConfigError, DataError
+from test_workflow import REPO, snakemake
+from toy_workflow import TOY, toy_files, workflow_args
 
 
 def _config(tmp_path):
@@ -32,10 +36,10 @@ def _config(tmp_path):
 def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
     config = _config(tmp_path)
     missing = [str(tmp_path / "absent" / split) for split in ("train", "dev", "test")]
-    assert workflow_config.downloads(config) == {"absent": missing}
-    present, absent = workflow_config.availability(config)
+    assert availability.downloads(config) == {"absent": missing}
+    present, absent = availability.availability(config)
     assert present == ["present", "absent", "synthetic"] and absent == {}
-    present, absent = workflow_config.availability(config | {"download": False})
+    present, absent = availability.availability(config | {"download": False})
     assert present == ["present", "synthetic"]
     assert list(absent) == ["absent"]
     assert "absent/train" in absent["absent"] and "download" in absent["absent"]
@@ -44,36 +48,55 @@ def test_absent_public_dataset_is_downloaded_unless_download_is_off(tmp_path):
 def test_a_dataset_whose_server_cannot_be_reached_is_listed_with_its_urls_and_paths(tmp_path, http_server):
     config = _config(tmp_path)
     config["datasets"]["absent"]["url"] = "http://127.0.0.1:9/data/"  # connection refused
-    unreachable = workflow_config.unreachable_downloads(config, timeout=2)
+    unreachable = availability.unreachable_downloads(config, timeout=2)
     assert list(unreachable) == ["absent"]
     for split in ("train", "dev", "test"):
         assert f"http://127.0.0.1:9/data/absent/{split} → {tmp_path / 'absent' / split}" in unreachable["absent"]
-    present, absent = workflow_config.availability(config, unreachable)
+    present, absent = availability.availability(config, unreachable)
     assert present == ["present", "synthetic"] and absent == unreachable
-    report = workflow_config.unfetched_report(unreachable)
+    report = availability.unfetched_report(unreachable)
     assert report.startswith("1 dataset(s) could not be downloaded") and "absent: could not be downloaded" in report
-    assert workflow_config.unfetched_report({}) == ""
+    assert availability.unfetched_report({}) == ""
     # named in run_datasets: not probed (its download job runs and fails with the same advice)
-    assert workflow_config.unreachable_downloads(config | {"run_datasets": ["absent"]}) == {}
-    assert workflow_config.unreachable_downloads(config | {"download": False}) == {}
+    assert availability.unreachable_downloads(config | {"run_datasets": ["absent"]}) == {}
+    assert availability.unreachable_downloads(config | {"download": False}) == {}
     # a server that answers, even with 404 for the file, is reachable
     config["datasets"]["absent"]["url"] = http_server
-    assert workflow_config.unreachable_downloads(config, timeout=2) == {}
+    assert availability.unreachable_downloads(config, timeout=2) == {}
+
+
+
+def test_the_missing_files_are_listed_once_at_start_up(tmp_path, monkeypatch):
+    """The workflow lists the missing files once (``DOWNLOADS`` in common.smk) and hands them to
+    the probe and to availability, which then list nothing again and answer the same."""
+    config = _config(tmp_path)
+    monkeypatch.setattr(availability, "unreachable_urls", lambda urls, timeout: {url: "refused" for url in urls})
+    monkeypatch.setenv(availability.UNREACHABLE_ENV, "")  # (restored after the test)
+    listed = availability.downloads(config)
+    expected = availability.availability(config, availability.unreachable_downloads(config))
+    calls = []
+    monkeypatch.setattr(availability, "downloads", lambda config: calls.append(config) or listed)
+    unreachable = availability.unreachable_downloads_once(config, True, listed)
+    assert list(unreachable) == ["absent"]
+    assert availability.availability(config, unreachable, listed) == expected
+    assert calls == []
+    availability.availability(config, unreachable)  # without the list: it makes its own
+    assert len(calls) == 1
 
 
 def test_only_the_download_spec_has_the_checksums(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["md5"] = {"absent/train": "0" * 32}
-    assert "md5" not in workflow_config.dataset_spec(config, "absent")  # a new checksum reruns no prepare
-    assert workflow_config.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
+    assert "md5" not in dataset_inputs.dataset_spec(config, "absent")  # a new checksum reruns no prepare
+    assert dataset_inputs.dataset_spec(config, "absent", download=True)["md5"] == {"absent/train": "0" * 32}
 
 
 def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
     config = _config(tmp_path)
     config["datasets"]["absent"]["public"] = False
     config["datasets"]["nourl"] = {"train": "n/train", "dev": "n/dev", "test": "n/test"}
-    assert workflow_config.downloads(config) == {}
-    present, absent = workflow_config.availability(config)
+    assert availability.downloads(config) == {}
+    present, absent = availability.availability(config)
     assert present == ["present", "synthetic"] and list(absent) == ["absent", "nourl"]
     assert "not public" in absent["absent"]
 
@@ -81,33 +104,33 @@ def test_non_public_or_url_less_dataset_is_never_downloaded(tmp_path):
 def test_run_datasets_must_name_configured_datasets(tmp_path):
     config = _config(tmp_path) | {"run_datasets": ["present", "nope"]}
     with pytest.raises(ConfigError, match="nope"):
-        workflow_config.selected_datasets(config)
+        availability.selected_datasets(config)
 
 
 def test_overrides_merge_into_one_section_only(tmp_path):
-    settings = workflow_config.dataset_settings(_config(tmp_path), "present")
+    settings = run_settings.dataset_settings(_config(tmp_path), "present")
     assert settings["train"] == {"lr": 0.01, "max_epochs": 20}
-    assert workflow_config.dataset_settings(_config(tmp_path), "synthetic")["train"]["lr"] == 0.001
+    assert run_settings.dataset_settings(_config(tmp_path), "synthetic")["train"]["lr"] == 0.001
 
 
 def test_candidates_and_comp_grid(tmp_path):
     config = _config(tmp_path)
-    assert workflow_config.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
-    assert workflow_config.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
-    assert workflow_config.candidate_seeds(config, 1, 1) == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
-    assert workflow_config.comp_grid(config, 1) == [
+    assert plan.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
+    assert plan.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
+    assert plan.candidate_seeds(config, 1, 1) == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
+    assert plan.comp_grid(config, 1) == [
         {"lam": 0.5, "seed": 42}, {"lam": 0.5, "seed": 43}, {"lam": 1.0, "seed": 42}, {"lam": 1.0, "seed": 43}]
     with pytest.raises(ConfigError, match="run 3"):
-        workflow_config.run_seeds(config, 3)
+        plan.run_seeds(config, 3)
 
 
 def test_gpu_requested_when_finetuning_or_device_is_cuda(tmp_path):
     config = _config(tmp_path)
-    assert workflow_config.gpus(config, "present") == 0  # frozen encoder, device auto
+    assert run_settings.gpus(config, "present") == 0  # frozen encoder, device auto
     config["overrides"]["present"]["model"] = {"finetune": True}
-    assert workflow_config.gpus(config, "present") == 1
-    assert workflow_config.gpus(config | {"device": "cuda"}, "synthetic") == 1
-    assert workflow_config.gpus(config | {"device": "cpu"}, "synthetic") == 0
+    assert run_settings.gpus(config, "present") == 1
+    assert run_settings.gpus(config | {"device": "cuda"}, "synthetic") == 1
+    assert run_settings.gpus(config | {"device": "cpu"}, "synthetic") == 0
 
 
 def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
@@ -125,8 +148,8 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     config = _config(tmp_path)
     config["overrides"]["present"] = {"icda": {"max_iters": 1, "pool_fraction": 0.5, "pool_base": "class", "dev_seed": 7},
                                       "encoder": {"max_sentences": 3}}
-    settings = workflow_config.dataset_settings(config, "present")
-    assert workflow_config.max_iters(config, "present") == 1 and workflow_config.max_iters(config, "synthetic") == 10
+    settings = run_settings.dataset_settings(config, "present")
+    assert plan.max_iters(config, "present") == 1 and plan.max_iters(config, "synthetic") == 10
     settings_path = tmp_path / "settings.json"
     settings_path.write_text(json.dumps(settings))
     assert Settings.load(settings_path).icda.pool_fraction == 0.5
@@ -165,7 +188,7 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
 def _checked(config: dict) -> None:
     from icda.schema import SCHEMA
 
-    workflow_config.check_config(config, SCHEMA)
+    config_check.check_config(config, SCHEMA)
 
 
 _TOY = {"source": "synthetic"}
@@ -282,3 +305,92 @@ def test_names_longer_than_a_file_name_allows_are_refused_at_start():
     with pytest.raises(ConfigError, match="is too long"):
         _checked({"datasets": {"toy": _TOY}, "report": {"groups": {"g" * 300: ["toy"]}}})
     _checked({"datasets": {"a" * 64: _TOY}})
+
+
+# ------------------------------------------------------------------ refused at start-up, with the fix
+
+
+def test_named_dataset_with_a_missing_file_stops_at_start(tmp_path):
+    toy_files(tmp_path / "data")
+    (tmp_path / "data/toy/train.txt").unlink()
+    config = {"data_dir": str(tmp_path / "data"), "run_datasets": ["toy"], "datasets": {"toy": TOY}}
+    with pytest.raises(DataError, match="dataset 'toy' is named in run_datasets") as err:
+        availability.availability(config)
+    assert err.value.path == str(tmp_path / "data/toy/train.txt")
+    assert "Or remove 'toy' from run_datasets" in err.value.fix
+
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"]), check=False)
+    assert proc.returncode != 0
+    assert f"{tmp_path / 'data/toy/train.txt'}: file not found" in proc.stdout + proc.stderr
+    # not named: listed as unavailable, the others run
+    synthetic = {"source": "synthetic", "synthetic": {"n_train": 8, "n_dev": 4, "n_test": 4}}
+    present, absent = availability.availability(
+        config | {"run_datasets": [], "datasets": {"toy": TOY, "synthetic": synthetic}})
+    assert present == ["synthetic"] and "toy/train.txt" in absent["toy"]
+    with pytest.raises(ConfigError, match="no selected dataset has its files. Fix: get the files"):
+        availability.availability(config | {"run_datasets": []})
+
+
+def test_more_runs_than_seed_lists_says_the_fix(tmp_path):
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path, n_runs=3), check=False)  # runs: 1 list
+    assert proc.returncode != 0
+    assert "n_runs: 3, but `runs` has 1 seed lists. Fix: lower n_runs to 1" in proc.stdout + proc.stderr
+    assert plan.run_numbers({"n_runs": 2, "runs": [[1], [2], [3]]}) == [1, 2]
+
+
+def test_seed_lists_that_repeat_or_shrink_a_run_are_refused():
+    base = {"n_runs": 1, "runs": [[42, 43]], "comp": {"seeds": 2}}
+    with pytest.raises(ConfigError, match=r"runs: run 1 has the seeds \[42, 42\], which repeat \[42\].*Fix: give"):
+        plan.run_numbers(base | {"runs": [[42, 42]]})
+    with pytest.raises(ConfigError, match=r"runs: runs 1 and 2 have the same seeds \[1, 2\].*Fix: give run 2"):
+        plan.run_numbers(base | {"n_runs": 2, "runs": [[1, 2], [2, 1], [3, 4]]})
+    with pytest.raises(ConfigError, match="comp.seeds: 5, but run 1 has 2 seeds.* Fix: lower comp.seeds to 2"):
+        plan.run_numbers(base | {"comp": {"seeds": 5}})
+    assert plan.run_numbers(base | {"n_runs": 2, "runs": [[1, 2], [3, 4], [1, 2]]}) == [1, 2]  # run 3 unused
+
+
+def test_invalid_model_setting_stops_the_dry_run(tmp_path):
+    """A value only the training command checks (d_model not divisible by heads, here in one
+    dataset's overrides) stops the workflow at start, naming the dataset, not after embed."""
+    toy_files(tmp_path / "data")
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"],
+                                          overrides={"toy": {"model": {"heads": 3}}}), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "config, dataset 'toy'.model: d_model=32 must be divisible by heads=3" in out, out[-2000:]
+
+
+@pytest.mark.parametrize("model, message", [
+    ({"k": 20}, "config, dataset 'synthetic': model.k = 20 is not smaller than encoder.max_sentences = 12, "
+                "so every sentence the model sees would be selected"),
+    ({"k": 5}, "config, dataset 'synthetic': model.k = 5 is not smaller than datasets.synthetic.min_sentences = 5"),
+])
+def test_k_that_selects_every_sentence_stops_the_workflow_at_start(tmp_path, model, message):
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["synthetic"], model=model),
+                     check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and message in out and "Fix: lower model.k below" in out, out[-2000:]
+
+
+def test_overrides_of_an_unknown_dataset_are_refused(tmp_path):
+    toy_files(tmp_path / "data")
+    config = {"data_dir": str(tmp_path / "data"), "datasets": {"toy": TOY}, "overrides": {"tyo": {"train": {"lr": 1}}}}
+    with pytest.raises(ConfigError, match="overrides.tyo: there is no dataset 'tyo' under `datasets` "
+                                          r"\(configured: toy\), so these overrides would be ignored. Fix"):
+        run_settings.check_settings(config, ["toy"])
+
+
+def test_finetuning_at_the_adapter_rate_is_refused_with_the_fix():
+    """model.finetune with the CPU defaults' lr 1e-3 and no encoder_lr would train the pretrained
+    encoder at 1e-3: refused; an explicit encoder_lr, or a small lr (config/paper.yaml), passes."""
+    from icda.settings import Settings
+
+    config = {"encoder": {}, "model": {"finetune": True}, "train": {"lr": 1e-3}}
+    with pytest.raises(ConfigError, match=r"train.lr = 0.001, .* Fix: set train.encoder_lr"):
+        Settings.from_dict(config, where="config, dataset 'r'")
+    assert Settings.from_dict(config | {"train": {"lr": 1e-3, "encoder_lr": 2e-5}}).train.encoder_lr == 2e-5
+    assert Settings.from_dict(config | {"train": {"lr": 1e-6}}).model.finetune
+    assert not Settings.from_dict(config | {"model": {"finetune": False}}).model.finetune
+    paper = yaml.safe_load((REPO / "config/paper.yaml").read_text())
+    merged = run_settings.dataset_settings(yaml.safe_load((REPO / "config/config.yaml").read_text()) | paper, "x")
+    assert Settings.from_dict(merged).model.finetune

@@ -6,7 +6,7 @@ in :data:`SPEC_DEFAULTS`:
 * ``source``: ``"files"`` (read ``train``/``dev``/``test`` under ``data_dir``), ``"synthetic"``
   (:func:`~icda.data.synthetic.generate_synthetic` with the keyword arguments in ``synthetic``) or
   ``"llm"`` (responses of a language model to the prompt in ``llm``, written by ``python -m icda
-  generate``; :mod:`icda.generate.llm_spec` documents the block).
+  generate``; :mod:`icda.data.llm_spec` documents the block).
 * ``train``, ``dev``, ``test``: paths relative to ``data_dir``; ``dev`` may be null when
   ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
   connectivity trains on a split of its dev file when the train file is unavailable).
@@ -20,7 +20,7 @@ in :data:`SPEC_DEFAULTS`:
 * ``classes``: the number C >= 2 of classes; labels are 0 … C−1 (a label outside them is an
   error naming the file and line), balancing keeps C equal classes, a synthetic dataset is
   generated with C classes, and the dataset's classifier has C outputs (``model.n_classes`` of
-  its settings, :func:`icda.workflow_config.dataset_settings`).
+  its settings, :func:`icda.workflow_config.run_settings.dataset_settings`).
 * ``url`` (base URL: a file is fetched from ``url + relative path``; ``http://`` or ``https://``,
   or ``file://`` (a local mirror) only with ``allow_file_url: true``), ``public``, ``how_to_get``
   (shown when files are missing), ``md5`` (``{relative path: md5 hex digest}``: the known
@@ -43,7 +43,7 @@ from typing import Any
 
 from icda.data.synthetic import generate_synthetic
 from icda.errors import ConfigError
-from icda.generate.llm_spec import parse_llm
+from icda.data.llm_spec import parse_llm
 
 SPLITS = ("train", "dev", "test")
 

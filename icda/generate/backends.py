@@ -12,7 +12,7 @@ import os
 
 from icda.errors import ConfigError
 from icda.generate.records import Request
-from icda.generate.llm_spec import Backend, Sampling
+from icda.data.llm_spec import Backend, Sampling
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from icda.data.document import Document
 from icda.data.cleaning import clean, split_dev
 from icda.data.readers import keyword_rationale
 from icda.generate.records import Response, read_responses
-from icda.generate.llm_spec import LlmSpec
+from icda.data.llm_spec import LlmSpec
 
 _WORD = re.compile(r"[a-z0-9']+")
 

@@ -31,7 +31,7 @@ from icda.data.dataset_spec_files import load_specs
 from icda.errors import ConfigError, DataError
 from icda.generate.records import (Request, Response, ResponseCache, request_key, request_seed,
                                    write_responses)
-from icda.generate.llm_spec import LlmSpec, parse_llm, responses_path
+from icda.data.llm_spec import LlmSpec, parse_llm, responses_path
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def generate(name: str, spec: dict, out: str | Path | None = None, backend=None,
 
     Args:
         name, spec: the dataset and its spec (``source: llm``).
-        out: the responses file (default :func:`~icda.generate.llm_spec.responses_path`).
+        out: the responses file (default :func:`~icda.data.llm_spec.responses_path`).
         backend: the model (default: the one the spec's ``llm.backend`` describes).
         cache: the cache file (default: ``llm.cache`` or ``results/cache/llm/<name>.jsonl``).
 

@@ -4,7 +4,8 @@ Inputs are the ``eval.json`` files the ``evaluate`` step writes, one per (datase
 iteration) and one per (dataset, run) for the COMP baseline (``"iteration": null``).
 Method assignment follows the paper (section "Experiments"): iteration 0 is MMI, iteration 1 is
 CDA and ICDA is the iteration the run's stop rule took (its ``summary.json``'s
-``final_iteration``; without summaries, the run's last iteration). One model can play two roles
+``final_iteration``; without summaries, the run's last iteration; never iteration 0:
+:func:`icda.records.icda_iteration`). One model can play two roles
 (a run that takes iteration 1 has CDA = ICDA); the long form then holds that file once per role.
 
 Numbers in the tables are percentages (precision × 100), mean ± sample standard deviation
@@ -32,7 +33,7 @@ import pandas as pd
 from icda.errors import DataError, rebuild_fix
 from icda.io import atomic_path, atomic_write
 from icda.report.inputs import ERASER_SUFFIX
-from icda.records import Baselines, EraserScores, Evaluation, RunSummary
+from icda.records import Baselines, EraserScores, Evaluation, RunSummary, icda_iteration
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,8 @@ def read_evaluation(path: str | Path) -> Evaluation:
 
 
 def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, int], int]:
-    """{(dataset, run): the iteration taken as ICDA} from run ``summary.json`` files (none: {}).
+    """{(dataset, run): the iteration taken as ICDA} from run ``summary.json`` files (none: {}),
+    by :func:`icda.records.icda_iteration` (a run with only iteration 0 is left out: no ICDA).
 
     Raises:
         DataError: a file is missing or malformed.
@@ -98,7 +100,8 @@ def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, i
     out = {}
     for path in summaries or []:
         summary = RunSummary.read(path)
-        out[summary.dataset, summary.run] = summary.icda_iteration
+        if summary.icda_iteration is not None:
+            out[summary.dataset, summary.run] = summary.icda_iteration
     return out
 
 
@@ -178,9 +181,9 @@ def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], in
         (the precision over each gold class's documents; NaN where not recorded), and
         precision_class2 … for every further class an evaluation records (C > 2 classes). Per (dataset,
         run): iteration 0 → MMI, 1 → CDA, ``icda[(dataset, run)]`` (:func:`icda_iterations`;
-        for a run not in it, the highest iteration present) → ICDA (paper section
-        "Experiments"), never iteration 0: a run with only iteration 0 has no CDA and no ICDA
-        yet (:func:`unfinished_runs`); a file with two roles appears once per role. Sorted by
+        for a run not in it, the highest iteration present: :func:`icda.records.icda_iteration`)
+        → ICDA (paper section "Experiments"), never iteration 0: a run with only iteration 0
+        has no CDA and no ICDA yet (:func:`unfinished_runs`); a file with two roles appears once per role. Sorted by
         dataset, run, iteration.
 
     Raises:
@@ -223,9 +226,9 @@ def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], in
         if k is None:
             roles = ["COMP"]
         else:
-            taken = (icda or {}).get((rec["dataset"], rec["run"]), iterations[(rec["dataset"], rec["run"])][-1])
-            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == taken and k >= 1))
-                     if hit]
+            key = (rec["dataset"], rec["run"])
+            taken = icda_iteration(iterations[key], (icda or {}).get(key))
+            roles = [m for m, hit in (("MMI", k == 0), ("CDA", k == 1), ("ICDA", k == taken)) if hit]
         for role in roles or [None]:
             rows.append({**rec, "method": role})
 

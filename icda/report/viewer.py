@@ -2,9 +2,11 @@
 
 It shows the test documents sentence by sentence with the ground-truth rationale sentences
 marked and the sentences selected by MMI (iteration 0) and ICDA (the iteration the run's stop
-rule took, else its last) highlighted, for a run chosen in the page, with filters on how ICDA changed the selection; and
-counterfactual examples from ``icda_dataset.jsonl`` (the original beside its counterfactual,
-the swapped sentences highlighted, the source document named).
+rule took, else its last: :func:`icda.records.icda_iteration`; a run with only iteration 0 has
+no ICDA yet and shows MMI alone) highlighted, for a run chosen in the page, with filters on how
+ICDA changed the selection; and counterfactual examples from ``icda_dataset.jsonl`` (the
+original beside its counterfactual, the swapped sentences highlighted, the source document
+named).
 
 All data is embedded in the page as JSON; the page's own script renders one page of documents
 at a time, so it stays fast with thousands of documents. No CDN, no network: the file can be
@@ -31,7 +33,7 @@ import jinja2
 from icda.data.document import Document, read_documents
 from icda.errors import DataError
 from icda.io import atomic_write
-from icda.records import Evaluation
+from icda.records import Evaluation, icda_iteration
 from icda.report.tables import icda_iterations, read_evaluation
 from icda.settings import Settings
 
@@ -48,12 +50,13 @@ MAX_COUNTERFACTUALS = 2000
 
 @dataclass(frozen=True)
 class RunRationales:
-    """One run's MMI (iteration 0) and ICDA (last iteration) test-set rationale positions."""
+    """One run's MMI (iteration 0) and ICDA test-set rationale positions; ICDA's are None (and
+    its iteration and precision) for a run with only iteration 0."""
 
     run: int
-    icda_iteration: int
+    icda_iteration: int | None
     mmi: list[list[int]]
-    icda: list[list[int]]
+    icda: list[list[int]] | None
     mmi_precision: float | None
     icda_precision: float | None
 
@@ -86,7 +89,9 @@ def _positions(path: Path, evaluation: Evaluation, ids: list[str]) -> list[list[
 def run_rationales(eval_paths: Iterable[str | Path], ids: list[str],
                    icda: dict[int, int] | None = None) -> list[RunRationales]:
     """Per run, the rationale positions of iteration 0 (MMI) and of ICDA: iteration
-    ``icda[run]`` (the one the run's stop rule took), or the highest one present.
+    ``icda[run]`` (the one the run's stop rule took), or the highest one present
+    (:func:`icda.records.icda_iteration`); a run with only iteration 0 has no ICDA yet (its
+    ICDA positions, iteration and precision are None).
 
     COMP files (``"iteration": null``) are ignored.
 
@@ -105,12 +110,16 @@ def run_rationales(eval_paths: Iterable[str | Path], ids: list[str],
             some = next(iter(iterations.values()))[0]
             raise DataError(some, None, f"run {run} has no iteration 0 (MMI) evaluation",
                             "pass the eval.json of every iteration of the run")
-        last = (icda or {}).get(run, max(iterations))
-        if last not in iterations:
-            raise DataError(iterations[0][0], None, f"run {run} has no evaluation of iteration {last}, "
+        taken = icda_iteration(iterations, (icda or {}).get(run))
+        if taken is not None and taken not in iterations:
+            raise DataError(iterations[0][0], None, f"run {run} has no evaluation of iteration {taken}, "
                             "which its summary takes as ICDA", "pass the eval.json of every iteration of the run")
-        (p0, e0), (pk, ek) = iterations[0], iterations[last]
-        runs.append(RunRationales(run, last, _positions(p0, e0, ids), _positions(pk, ek, ids),
+        p0, e0 = iterations[0]
+        if taken is None:
+            runs.append(RunRationales(run, None, _positions(p0, e0, ids), None, e0.precision, None))
+            continue
+        pk, ek = iterations[taken]
+        runs.append(RunRationales(run, taken, _positions(p0, e0, ids), _positions(pk, ek, ids),
                                   e0.precision, ek.precision))
     return runs
 
@@ -173,8 +182,8 @@ def viewer_data(dataset: str, documents: list[Document], runs: list[RunRationale
         "runs": [{"run": r.run, "icda_iteration": r.icda_iteration,
                   "mmi_precision": r.mmi_precision, "icda_precision": r.icda_precision,
                   "mmi": r.mmi, "icda": r.icda,
-                  "outcome": [outcome(m, i, d.rationale)
-                              for m, i, d in zip(r.mmi, r.icda, documents)]}
+                  "outcome": [None] * len(documents) if r.icda is None else
+                             [outcome(m, i, d.rationale) for m, i, d in zip(r.mmi, r.icda, documents)]}
                  for r in runs],
         "counterfactuals": pairs,
         "n_counterfactuals": n_counterfactuals,

@@ -30,7 +30,7 @@ from icda.data.document import Document, write_split
 from icda.data.readers import read_eraser, read_hotel_test, read_icda, read_jsonl
 from icda.data.synthetic import generate_synthetic
 from icda.errors import ConfigError, DataError
-from icda.generate.llm_spec import parse_llm, responses_path
+from icda.data.llm_spec import parse_llm, responses_path
 from icda.generate.postprocess import llm_splits
 from icda.io import write_json
 from icda.layout import STATS_FILE, split_path

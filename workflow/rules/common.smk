@@ -1,16 +1,18 @@
-# Shared values, path patterns and input functions. Decisions live in icda/workflow_config.py.
+# Shared values, path patterns and input functions. Decisions live in icda/workflow_config/.
 import os
 import shlex
 
-from icda import workflow_config
-from icda.records import Decision
+from icda.workflow_config import availability, dataset_inputs, outputs, plan, run_settings
+from icda.records import Decision, icda_iteration as taken_as_icda
 
 # Without network, public datasets whose files would be downloaded are left out (and listed at
-# the end and in summary.md): the main process probes once, its jobs read its answer.
-UNREACHABLE = workflow_config.unreachable_downloads_once(config, workflow.is_main_process)
-AVAILABLE, UNAVAILABLE = workflow_config.availability(config, UNREACHABLE)
-workflow_config.check_settings(config, AVAILABLE)
-RUNS = workflow_config.run_numbers(config)
+# the end and in summary.md): the main process probes once, its jobs read its answer. The
+# missing files are listed once, for the probe, availability and the download jobs (data.smk).
+DOWNLOADS = availability.downloads(config)
+UNREACHABLE = availability.unreachable_downloads_once(config, workflow.is_main_process, DOWNLOADS)
+AVAILABLE, UNAVAILABLE = availability.availability(config, UNREACHABLE, DOWNLOADS)
+run_settings.check_settings(config, AVAILABLE)
+RUNS = plan.run_numbers(config)
 
 # Path patterns: every rule and input function builds its paths from these.
 DATASET = "results/{dataset}"
@@ -51,7 +53,7 @@ def get_out_dir(wildcards, output):
 
 def get_embeddings(wildcards):
     """Frozen mode trains on the dataset's sentence-embedding cache; finetune mode needs none."""
-    if workflow_config.finetune(config, wildcards.dataset):
+    if run_settings.finetune(config, wildcards.dataset):
         return []
     return f"results/{wildcards.dataset}/embeddings.pt"
 
@@ -61,14 +63,14 @@ def get_embeddings_arg(wildcards, input):
 
 
 def get_gpus(wildcards):
-    return workflow_config.gpus(config, wildcards.dataset)
+    return run_settings.gpus(config, wildcards.dataset)
 
 
 def last_iteration(dataset, run):
     """Walk the converge checkpoints of one run: the first iteration whose decision is to stop
     (bounded by the dataset's icda.max_iters; an unfinished checkpoint makes Snakemake schedule
     it first)."""
-    bound = workflow_config.max_iters(config, dataset)
+    bound = plan.max_iters(config, dataset)
     for k in range(bound + 1):
         if Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=k).output[0]).stop:
             return k
@@ -76,10 +78,11 @@ def last_iteration(dataset, run):
 
 
 def icda_iteration(dataset, run):
-    """The iteration a run's stop rule took as ICDA (its last decision's final_iteration)."""
+    """The iteration a run's stop rule took as ICDA (its last decision's final_iteration, by
+    ``icda.records.icda_iteration``, the rule every reader follows)."""
     last = last_iteration(dataset, run)
     taken = Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=last).output[0]).final_iteration
-    return last if taken is None else taken
+    return taken_as_icda(range(last + 1), taken)
 
 
 def iteration_files(dataset, run, name):
@@ -155,7 +158,7 @@ def get_final_iterations(wildcards):
 def comp_candidates(wildcards):
     """{folder of each COMP candidate of one run: (λ, seed)}, in grid order."""
     return {COMP_CANDIDATE.format(dataset=wildcards.dataset, run=wildcards.run, **point): (point["lam"], point["seed"])
-            for point in workflow_config.comp_grid(config, wildcards.run)}
+            for point in plan.comp_grid(config, wildcards.run)}
 
 
 def get_comp_train_args(wildcards, input):
@@ -173,7 +176,7 @@ def get_comp_grid(wildcards):
 
 def get_candidate_seeds(wildcards):
     """An iteration's candidates as NAME=SEED (a param: changed seeds rerun the job)."""
-    seeds = workflow_config.candidate_seeds(config, wildcards.run, wildcards.k)
+    seeds = plan.candidate_seeds(config, wildcards.run, wildcards.k)
     return " ".join(f"{name}={seed}" for name, seed in seeds.items())
 
 
@@ -197,8 +200,8 @@ def get_candidates(wc):
 def get_prepare_files(wildcards):
     """What ``prepare`` of a dataset reads besides its spec: its data files (a change reruns it)
     and, for a ``source: llm`` dataset, the responses ``generate`` writes."""
-    return {"responses": workflow_config.generated_responses(config, wildcards.dataset),
-            "files": workflow_config.data_files(config, wildcards.dataset)}
+    return {"responses": dataset_inputs.generated_responses(config, wildcards.dataset),
+            "files": dataset_inputs.data_files(config, wildcards.dataset)}
 
 
 # --- training and model-selection inputs ---
@@ -221,7 +224,7 @@ def get_train_inputs(wc):
 
 
 def get_train_args(wc, input):
-    """The iteration's candidates as NAME=SEED (``workflow_config.candidate_seeds``), and from
+    """The iteration's candidates as NAME=SEED (``plan.candidate_seeds``), and from
     iteration 1 on the augmented data and the warm start's initial weights."""
     args = [get_embeddings_arg(wc, input), "--candidates", get_candidate_seeds(wc)]
     if input.get("pools"):
@@ -252,7 +255,7 @@ def get_select_inputs(wc):
 def get_select_args(wc, input):
     """The fresh candidates' folders and, from iteration 1 on, the warm start's and the previous
     choice."""
-    names = workflow_config.candidates(config, wc.run, wc.k)
+    names = plan.candidates(config, wc.run, wc.k)
     folder = lambda name: shlex.quote(os.path.join(input.candidates, name))
     args = "--candidates " + " ".join(folder(name) for name in names if name != "warm")
     if input.get("previous"):
@@ -263,7 +266,7 @@ def get_select_args(wc, input):
 def get_selection_options(wc):
     """How the select command chooses (icda.candidate_loss, candidate_choice, delta_a_gate of the
     dataset's settings), as a param: a changed setting reruns the job."""
-    icda = workflow_config.dataset_settings(config, wc.dataset)["icda"]
+    icda = run_settings.dataset_settings(config, wc.dataset)["icda"]
     return (f"--candidate-loss {icda['candidate_loss']} --candidate-choice {icda['candidate_choice']}"
             f" --delta-a-gate {'on' if icda['delta_a_gate'] else 'off'}")
 
@@ -286,7 +289,7 @@ def get_theory_args(wildcards):
 
 def get_sweep_embeddings(wc):
     """The dataset's cache, or the point's own when the point changes the encoder."""
-    if get_embeddings(wc) and workflow_config.sweep_changes_encoder(config, wc.point):
+    if get_embeddings(wc) and run_settings.sweep_changes_encoder(config, wc.point):
         return f"results/sweep/{wc.point}/{wc.dataset}/embeddings.pt"
     return get_embeddings(wc)
 
@@ -296,6 +299,6 @@ def get_sweep_files(name):
     the datasets are checked only when the sweep is requested."""
     return lambda wildcards: expand(
         f"results/sweep/{{point}}/{{dataset}}/seed{{seed}}/{name}",
-        point=config["sweep"]["points"], dataset=workflow_config.sweep_datasets(config, AVAILABLE),
+        point=config["sweep"]["points"], dataset=availability.sweep_datasets(config, AVAILABLE),
         seed=config["sweep"]["seeds"],
     )

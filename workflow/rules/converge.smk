@@ -27,6 +27,6 @@ rule run_summary:
         "results/logs/{dataset}/run{run}/summary.log",
     localrule: True
     run:
-        workflow_config.write_run_summary(
+        outputs.write_run_summary(
             wildcards.dataset, wildcards.run, input.decisions, input.evaluations, output[0], log[0]
         )

@@ -5,36 +5,36 @@ rule dataset_spec:
     output:
         "results/{dataset}/dataset.json",
     params:
-        spec=lambda wc: workflow_config.dataset_spec(config, wc.dataset),
+        spec=lambda wc: dataset_inputs.dataset_spec(config, wc.dataset),
     log:
         "results/logs/{dataset}/dataset_spec.log",
     localrule: True
     run:
-        workflow_config.write_params(params.spec, output[0], log[0])
+        outputs.write_params(params.spec, output[0], log[0])
 
 
 rule dataset_download_spec:
     output:
         "results/{dataset}/download.json",
     params:
-        spec=lambda wc: workflow_config.dataset_spec(config, wc.dataset, download=True),
+        spec=lambda wc: dataset_inputs.dataset_spec(config, wc.dataset, download=True),
     log:
         "results/logs/{dataset}/dataset_download_spec.log",
     localrule: True
     run:
-        workflow_config.write_params(params.spec, output[0], log[0])
+        outputs.write_params(params.spec, output[0], log[0])
 
 
 rule settings:
     output:
         SETTINGS,
     params:
-        settings=lambda wc: workflow_config.dataset_settings(config, wc.dataset),
+        settings=lambda wc: run_settings.dataset_settings(config, wc.dataset),
     log:
         "results/logs/{dataset}/settings.log",
     localrule: True
     run:
-        workflow_config.write_params(params.settings, output[0], log[0])
+        outputs.write_params(params.settings, output[0], log[0])
 
 
 rule prepare:
@@ -49,7 +49,7 @@ rule prepare:
     params:
         out=get_out_dir,
         # the data files' content: a change reruns prepare even if their mtimes do not show it
-        checksums=lambda wc: workflow_config.data_checksums(config, wc.dataset),
+        checksums=lambda wc: dataset_inputs.data_checksums(config, wc.dataset),
     log:
         "results/logs/{dataset}/prepare.log",
     conda:
@@ -67,7 +67,7 @@ rule unavailable:
         "results/logs/unavailable.log",
     localrule: True
     run:
-        workflow_config.write_params(params.unavailable, output[0], log[0])
+        outputs.write_params(params.unavailable, output[0], log[0])
 
 
 rule report_groups:
@@ -79,13 +79,13 @@ rule report_groups:
         "results/logs/report_groups.log",
     localrule: True
     run:
-        workflow_config.write_params(params.groups, output[0], log[0])
+        outputs.write_params(params.groups, output[0], log[0])
 
 
 # One job per dataset whose missing files can be downloaded (public, with a url): it writes
 # exactly those files, so the dataset's `prepare` (whose inputs they are) waits for it. Files
 # already present have no producing rule, so a download never overwrites them.
-for _name, _files in workflow_config.downloads(config).items():
+for _name, _files in DOWNLOADS.items():
 
     rule:
         """Fetch the missing files of one public dataset into data_dir, checking known md5s."""
@@ -107,5 +107,5 @@ for _name, _files in workflow_config.downloads(config).items():
 rule download:
     """Target: fetch the missing files of every selected public dataset (`snakemake download`)."""
     input:
-        [path for files in workflow_config.downloads(config).values() for path in files],
+        [path for files in DOWNLOADS.values() for path in files],
     localrule: True

@@ -2,7 +2,7 @@
 # train/dev/test. Requested only through `prepare` of such a dataset, so a config without one
 # never contacts a server. The response cache (llm.cache) is not an output: it survives a failed
 # or killed job, and a rerun asks only for what is missing.
-from icda.generate.llm_spec import RESPONSES
+from icda.data.llm_spec import RESPONSES
 
 
 rule generate:
@@ -13,7 +13,7 @@ rule generate:
     log:
         "results/logs/{dataset}/generate.log",
     resources:
-        gpu=lambda wc: workflow_config.generate_gpus(config, wc.dataset),
+        gpu=lambda wc: run_settings.generate_gpus(config, wc.dataset),
     conda:
         "../../environment.yml"
     shell:

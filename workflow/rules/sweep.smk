@@ -16,19 +16,19 @@ rule sweep_points:
         "results/logs/sweep/points.log",
     localrule: True
     run:
-        workflow_config.write_params(params.points, output[0], log[0])
+        outputs.write_params(params.points, output[0], log[0])
 
 
 rule sweep_settings:
     output:
         "results/sweep/{point}/{dataset}/settings.json",
     params:
-        settings=lambda wc: workflow_config.sweep_settings(config, wc.dataset, wc.point),
+        settings=lambda wc: run_settings.sweep_settings(config, wc.dataset, wc.point),
     log:
         "results/logs/sweep/{point}/{dataset}/settings.log",
     localrule: True
     run:
-        workflow_config.write_params(params.settings, output[0], log[0])
+        outputs.write_params(params.settings, output[0], log[0])
 
 
 rule sweep_embed:

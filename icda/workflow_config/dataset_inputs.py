@@ -1,0 +1,67 @@
+"""What a dataset's jobs read besides results: the spec files of ``prepare`` and ``download``,
+the data files (with their checksums, so that changed content reruns ``prepare``) and the
+responses a ``source: llm`` dataset's ``generate`` writes."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from icda.data.dataset_spec import input_files
+from icda.data.llm_spec import responses_path
+
+
+def dataset_spec(config: dict, name: str, download: bool = False) -> dict[str, Any]:
+    """The JSON that ``python -m icda prepare --spec`` reads; with ``download``, the one that
+    ``python -m icda download --spec`` reads. Only the download's spec has the checksums
+    (``md5``, ``git_blob``): prepare does not use them, so adding one does not rerun it."""
+    spec = {"name": name, "data_dir": str(config["data_dir"]), **config["datasets"][name]}
+    if not download:
+        spec.pop("md5", None)
+        spec.pop("git_blob", None)
+    return spec
+
+
+def generated_responses(config: dict, name: str) -> list[str]:
+    """What ``prepare`` of dataset ``name`` needs besides its spec: the responses file that
+    ``generate`` writes, for a ``source: llm`` dataset; nothing for any other."""
+    if config["datasets"][name].get("source") != "llm":
+        return []
+    return [str(responses_path(name))]
+
+
+def data_files(config: dict, name: str) -> list[str]:
+    """The data files dataset ``name`` is prepared from (rule ``prepare``: a change reruns it)."""
+    return [str(p) for p in input_files(config["datasets"][name], config["data_dir"])]
+
+
+#: sha256 of the files :func:`data_checksums` hashed in this process, by (path, size, mtime,
+#: ctime, inode): Snakemake asks once per job, the file is read once per invocation
+_SHA256_CACHE: dict[tuple, str] = {}
+
+
+def file_sha256(path: str | Path) -> str | None:
+    """The sha256 hex digest of a file's bytes (None when it does not exist), cached for as long as
+    its size, times and inode stay the same."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    if key not in _SHA256_CACHE:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        _SHA256_CACHE[key] = digest.hexdigest()
+    return _SHA256_CACHE[key]
+
+
+def data_checksums(config: dict, name: str) -> dict[str, str | None]:
+    """{data file: sha256 of its content} of dataset ``name`` (None for a file still to be
+    downloaded), a param of rule ``prepare``: Snakemake reruns a job whose params changed, so a
+    data file whose content changes reruns ``prepare`` even when its modification time does not
+    say so (``cp -p``, ``touch -r``, a restored backup, an older file moved in its place)."""
+    return {path: file_sha256(path) for path in data_files(config, name)}

@@ -1,0 +1,41 @@
+"""The files the workflow writes itself, in ``run:`` blocks: a rule's params as JSON and a run's
+summary.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from icda.io import write_json
+from icda.records import Decision, Evaluation, RunSummary
+
+
+def _log(path: str, text: str) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+def write_params(value: Any, out: str, log: str) -> None:
+    """Write a rule's params as JSON (settings, dataset spec) and note it in the rule's log."""
+    write_json(value, out)
+    _log(log, f"wrote {out}")
+
+
+def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str, log: str) -> dict:
+    """One run's iteration record (:class:`icda.records.RunSummary`): per iteration the stop
+    decision and the test precision (overall and per gold class), and the iteration taken as
+    ICDA (the last decision's ``final_iteration``)."""
+    iterations = []
+    for k, (decision, evaluation) in enumerate(zip(decisions, evaluations)):
+        d, e = Decision.read(decision), Evaluation.read(evaluation)
+        iterations.append({"iteration": k, "precision": e.precision, "alpha": e.alpha,
+                           "precision_by_class": e.precision_by_class, "accuracy": e.accuracy,
+                           "reason": d.reason})
+    last = Decision.read(decisions[-1])
+    summary = RunSummary(dataset=dataset, run=int(run), iterations=len(iterations), converged=last.converged,
+                         reason=last.reason, per_iteration=iterations, final_iteration=last.final_iteration,
+                         final_reason=last.final_reason)
+    summary.write(out)
+    _log(log, f"{dataset} run {run}: {len(iterations)} iterations; {last.reason}; ICDA is iteration "
+              f"{summary.icda_iteration} ({last.final_reason})")
+    return summary.to_json()

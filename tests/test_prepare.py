@@ -1,0 +1,73 @@
+"""The prepare step (icda.steps.prepare) on unusable or suspicious data: a test set without ground truth
+stops it, low coverage, train/test overlap and contradictory duplicates are counted and warned, and a
+failed prepare leaves no old output."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from icda.errors import DataError
+from icda.steps.prepare import prepare_dataset
+from toy_workflow import TOY, toy_files
+
+
+@pytest.mark.parametrize(
+    "spec, test_lines, problem",
+    [
+        (TOY, [], "the test split has no documents"),
+        ({**TOY, "keywords": None}, None, "neither keywords nor annotated rationales"),
+        ({**TOY, "keywords": ["sushi"]}, None, "none of the 10 test documents has a ground-truth"),
+    ],
+)
+def test_test_set_without_ground_truth_stops_prepare(tmp_path, spec, test_lines, problem):
+    toy_files(tmp_path / "data", test_lines)
+    with pytest.raises(DataError, match=problem) as err:
+        prepare_dataset("toy", spec, tmp_path / "data", tmp_path / "out")
+    assert err.value.path == str(tmp_path / "data/toy/test.txt") and err.value.fix
+    assert not (tmp_path / "out/stats.json").exists()
+
+
+def test_low_ground_truth_coverage_warns(tmp_path, caplog):
+    lines = ["1\tThe food was fine.[SEP]x.", "0\tNothing here.[SEP]y.", "0\tNor here.[SEP]z."]
+    toy_files(tmp_path / "data", lines)
+    with caplog.at_level(logging.WARNING):
+        stats = prepare_dataset("toy", TOY, tmp_path / "data", tmp_path / "out")
+    assert stats["warnings"] == ["toy: ground truth covers only 1 of 3 test documents (33%); "
+                                 "precision rests on those documents alone"]
+    assert stats["warnings"][0] in caplog.text
+
+
+def test_failed_prepare_leaves_no_old_output(tmp_path):
+    toy_files(tmp_path / "data")
+    prepare_dataset("toy", TOY, tmp_path / "data", tmp_path / "out")
+    with pytest.raises(DataError, match="file not found"):
+        prepare_dataset("other", {**TOY, "train": "absent.txt"}, tmp_path / "data", tmp_path / "out")
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_train_documents_in_test_are_counted_and_warned(tmp_path, caplog):
+    toy_files(tmp_path / "data")
+    train = (tmp_path / "data/toy/train.txt").read_text().splitlines()
+    test = tmp_path / "data/toy/test.txt"
+    test.write_text(test.read_text() + train[0] + "\n" + train[1] + "\n")
+    with caplog.at_level(logging.WARNING):
+        stats = prepare_dataset("toy", TOY, tmp_path / "data", tmp_path / "out")
+    assert stats["overlap"] == {"train_test": 2, "dev_test": 0}
+    assert "toy: 2 of 20 train documents also appear in the test split" in caplog.text
+
+
+def test_contradictory_duplicates_are_counted_and_warned(tmp_path, caplog):
+    toy_files(tmp_path / "data")
+    train = tmp_path / "data/toy/train.txt"
+    lines = train.read_text().splitlines()
+    flipped = ("0" if lines[3].startswith("1") else "1") + lines[3][1:]
+    train.write_text("\n".join(lines + [flipped, lines[3]]) + "\n")  # a contradiction, and a true duplicate
+    with caplog.at_level(logging.WARNING):
+        stats = prepare_dataset("toy", TOY | {"balance": False}, tmp_path / "data", tmp_path / "out")
+    assert stats["contradictory"] == {"train": 1, "dev": 0}
+    assert stats["dropped"]["train"]["duplicates"] == 1
+    warning = (f"toy: 1 text(s) of the train split appear with different labels (contradictory duplicates, each "
+               f"kept once per label); check the labels in {train}")
+    assert warning in stats["warnings"] and warning in caplog.text
