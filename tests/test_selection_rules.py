@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from icda.degeneration import check_degeneration, check_histograms, position_bins
-from icda.errors import IcdaError
+from icda.errors import DataError, IcdaError
 from icda.metrics import rationale_metrics
 from icda.counterfactual import build_plan
 from icda.model_selection import convergence, delta_a, rationale_sets, score
+from icda.settings import Settings
 
 
 def test_position_bins_use_exact_integer_edges():
@@ -430,3 +431,17 @@ def test_final_choice_agreement_takes_the_iteration_whose_fresh_candidates_agree
     k, why = final_iteration(signals, "agreement")
     assert k == 3 and why == "the highest agreement of iterations 1-4 (0.7000)"  # not MMI; ties late
     assert final_iteration([Signals(0, None, 0.5, 0.8), Signals(1, 0.4, 0.5, 0.8)], "agreement")[0] == 1
+
+
+def test_a_missing_or_corrupt_settings_file_is_named_with_the_fix(tmp_path, capsys):
+    """Every command reads settings.json through Settings.load: a missing or broken file is an
+    error line naming it (exit 2), not a traceback."""
+    from icda.cli import main
+
+    assert main(["converge", "--choice", str(tmp_path / "choice.json"), "--settings", str(tmp_path / "none.json"),
+                 "--out", str(tmp_path / "converge.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'none.json'}: file not found" in err and "settings.json" in err
+    (tmp_path / "cut.json").write_text('{"model": {', encoding="utf-8")
+    with pytest.raises(DataError, match="not valid JSON"):
+        Settings.load(tmp_path / "cut.json")
