@@ -371,3 +371,13 @@ def test_a_summary_of_a_run_with_only_iteration_0_names_no_icda(tmp_path):
     df = load_evaluations(paths, icda_iterations([summary]))
     assert df["method"].tolist() == ["MMI"]
     assert load_evaluations(paths, {("toy", 1): 0})["method"].tolist() == ["MMI"]
+
+
+def test_eraser_cells_round_like_the_paper_and_never_show_minus_zero():
+    from icda.report.tables import eraser_cell
+
+    assert eraser_cell("token_f1", 0.5464, 0.05) == "54.6 ± 5.0"
+    assert eraser_cell("comprehensiveness", 0.12345, 0.0104) == "0.123 ± 0.010"
+    assert eraser_cell("sufficiency", -1e-10, 0.0) == "0.000 ± 0.000"  # a float's noise, not a sign
+    assert eraser_cell("sufficiency", -0.0123, float("nan")) == "-0.012 ± –"
+    assert eraser_cell("iou_f1", float("nan"), float("nan")) == "–"

@@ -346,7 +346,8 @@ def eraser_cell(column: str, mean: float, sd: float) -> str:
     _, (low, _) = EraserScores.SUMMARY[column]
     scale, digits = (100.0, 1) if low == 0 else (1.0, 3)
     spread = DASH if math.isnan(sd) else f"{sd * scale:.{digits}f}"
-    return f"{mean * scale:.{digits}f} ± {spread}"
+    shown = round(mean * scale, digits) + 0.0  # + 0.0: a mean of -1e-10 shows as 0.000, not -0.000
+    return f"{shown:.{digits}f} ± {spread}"
 
 
 def _cell(mean: float, sd: float) -> str:
