@@ -199,6 +199,7 @@ def test_data_checksums_are_the_files_sha256_and_none_for_a_missing_file(tmp_pat
         hashlib.sha256((tmp_path / "toy/test.txt").read_bytes()).hexdigest()
 
 
+@pytest.mark.slow  # runs the workflow several times (about 10 s)
 def test_prepare_reruns_when_a_data_file_changes_content_but_not_mtime(tmp_path):
     from toy_workflow import planned_jobs, toy_files, workflow_args
     from test_workflow import snakemake
@@ -229,6 +230,7 @@ def test_prepare_reruns_when_a_data_file_changes_content_but_not_mtime(tmp_path)
     assert planned_jobs(snakemake("-n", target, *args)) == {"prepare": 1}
 
 
+@pytest.mark.slow  # runs the workflow several times (about 10 s)
 def test_prepare_after_a_download_does_not_rerun_for_the_checksums(tmp_path):
     """The files a download job writes are hashed when prepare runs, not when the run starts
     (they are absent then), so the next invocation finds nothing changed."""

@@ -14,6 +14,7 @@ from test_workflow import snakemake
 from toy_workflow import TOY, planned_jobs, toy_files, workflow_args
 
 
+@pytest.mark.slow  # runs the workflow several times (about 10 s)
 def test_workflow_downloads_missing_public_files_before_prepare(tmp_path):
     """A public dataset whose files are absent: its download job fetches them into data_dir
     (md5 checked), prepare runs on them, and a second invocation has nothing to do; a wrong

@@ -8,11 +8,14 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from icda.records import Decision
 from test_workflow import snakemake
 from toy_workflow import planned_jobs, toy_files, workflow_args
 
 
+@pytest.mark.slow  # runs the workflow several times (about 10 s)
 def test_changed_data_file_reruns_its_prepare_only(tmp_path):
     toy_files(tmp_path / "data")
     args = workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy", "synthetic"])
@@ -56,6 +59,7 @@ def fake_finished_run(workdir: Path, args: list[str], iterations: int = 2) -> No
     assert planned_jobs(snakemake("-n", *args)) == {}
 
 
+@pytest.mark.slow  # runs the workflow several times (about 10 s)
 def test_deleted_or_changed_artifacts_are_rebuilt(tmp_path):
     args = workflow_args(tmp_path, tmp_path / "data")
     fake_finished_run(tmp_path, args)
