@@ -6,6 +6,7 @@ import functools
 import http.server
 import string
 import threading
+import time
 
 import pytest
 
@@ -82,6 +83,57 @@ def http_server(tmp_path):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Answers every GET as ``server.mode`` says: "drip" (one byte every 0.3 s, for a minute),
+    "html" (a web page, Content-Type text/html), "404" (not found)."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        mode = self.server.mode
+        if mode == "404":
+            self.send_error(404, "Not Found")
+            return
+        if mode == "html":
+            body = b"<p>Please log in</p>\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", "200")
+        self.end_headers()
+        try:
+            for _ in range(200):
+                if self.server.stopping.is_set():
+                    return
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.3)
+        except OSError:
+            pass
+
+
+@pytest.fixture
+def odd_server():
+    """A local HTTP server in a thread whose answers :class:`_Handler` picks by ``server.mode``."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    server.stopping = threading.Event()
+    server.mode = "drip"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.stopping.set()
     server.shutdown()
     server.server_close()
     thread.join()

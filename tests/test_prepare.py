@@ -71,3 +71,12 @@ def test_contradictory_duplicates_are_counted_and_warned(tmp_path, caplog):
     warning = (f"toy: 1 text(s) of the train split appear with different labels (contradictory duplicates, each "
                f"kept once per label); check the labels in {train}")
     assert warning in stats["warnings"] and warning in caplog.text
+
+
+def test_a_config_without_the_dataset_to_work_on_is_refused_naming_the_command(tmp_path, capsys):
+    from icda.cli import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text("data_dir: data\ndatasets: {toy: {source: synthetic}}\n", encoding="utf-8")
+    assert main(["prepare", "--config", str(config), "--out-dir", str(tmp_path / "out")]) == 2
+    assert "--config needs --dataset NAME. Fix: name the dataset to prepare" in capsys.readouterr().err

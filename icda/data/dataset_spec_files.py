@@ -86,3 +86,18 @@ def load_specs(
             raise ConfigError(f"{config_path}: no dataset {name!r} under `datasets`. "
                               f"Fix: use one of {', '.join(datasets)}")
     return [(name, datasets[name], data_dir) for name in (names or list(datasets))]
+
+
+def load_one_spec(spec_path: str | Path | None, config_path: str | Path | None, name: str | None,
+                  command: str) -> tuple[str, dict, Path]:
+    """The one dataset a command works on (``prepare``, ``generate``): from ``--spec``, or from
+    ``--config`` and ``--dataset`` (:func:`load_specs`).
+
+    Raises:
+        ConfigError: ``--config`` without ``--dataset`` (naming ``command``), or as
+            :func:`load_specs`.
+    """
+    if config_path is not None and name is None:
+        raise ConfigError(f"--config needs --dataset NAME. Fix: name the dataset to {command}")
+    [one] = load_specs(spec_path, config_path, [name] if config_path is not None else None)
+    return one

@@ -27,8 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from icda.data.dataset_spec import validate_spec
-from icda.data.dataset_spec_files import load_specs
-from icda.errors import ConfigError, DataError
+from icda.data.dataset_spec_files import load_one_spec
+from icda.errors import DataError
 from icda.generate.records import (Request, Response, ResponseCache, request_key, request_seed,
                                    write_responses)
 from icda.data.llm_spec import LlmSpec, parse_llm, responses_path
@@ -190,9 +190,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.config is not None and args.dataset is None:
-        raise ConfigError("--config needs --dataset NAME. Fix: name the dataset to generate")
-    [(name, spec, _)] = load_specs(args.spec, args.config, [args.dataset] if args.config else None)
+    name, spec, _ = load_one_spec(args.spec, args.config, args.dataset, "generate")
     report = generate(name, spec, args.out, cache=args.cache)
     print(summary(report))
     return 0

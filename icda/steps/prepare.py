@@ -25,11 +25,11 @@ from pathlib import Path
 
 from icda.data.cleaning import clean, split_dev
 from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, validate_spec
-from icda.data.dataset_spec_files import load_specs
+from icda.data.dataset_spec_files import load_one_spec
 from icda.data.document import Document, write_split
 from icda.data.readers import read_eraser, read_hotel_test, read_icda, read_jsonl
 from icda.data.synthetic import generate_synthetic
-from icda.errors import ConfigError, DataError
+from icda.errors import DataError
 from icda.data.llm_spec import parse_llm, responses_path
 from icda.generate.postprocess import llm_splits
 from icda.io import write_json
@@ -315,9 +315,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.config is not None and args.dataset is None:
-        raise ConfigError("--config needs --dataset NAME. Fix: name the dataset to prepare")
-    [(name, spec, data_dir)] = load_specs(args.spec, args.config, [args.dataset] if args.config else None)
+    name, spec, data_dir = load_one_spec(args.spec, args.config, args.dataset, "prepare")
     stats = prepare_dataset(name, spec, data_dir, args.out_dir, responses=args.responses)
     print(summary(stats, args.out_dir))
     return 0
