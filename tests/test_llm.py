@@ -460,3 +460,24 @@ def test_a_base_url_that_serves_a_web_page_is_refused_before_any_request(odd_ser
         OpenAIBackend(Backend(type="openai", base_url=url, model="m")).check()
     assert f"{url}/models answers with text/html; charset=utf-8 ('<p>Please log in</p>" in str(err.value)
     assert "Fix: give the API's root, e.g. http://localhost:8000/v1" in str(err.value)
+
+
+# ------------------------------------------------------------------ the API key
+
+
+def test_the_api_key_goes_only_to_base_url_as_documented(tmp_path, monkeypatch, caplog):
+    from icda.generate.run import generate
+
+    assert "`api_key_env` names is sent as the API" in (REPO / "docs/llm.md").read_text()
+    assert "backend.api_key_env names the environment variable whose value is sent as the API key to " \
+           "backend.base_url" in (REPO / "config/README.md").read_text()
+    server = FakeServer()
+    try:
+        monkeypatch.setenv("ICDA_TEST_KEY", "sk-test-123")
+        with caplog.at_level(logging.INFO, logger="icda.generate"):
+            generate("d", llm_spec(server.url, per_label=1, api_key_env="ICDA_TEST_KEY"), tmp_path / "r.jsonl",
+                     cache=tmp_path / "c.jsonl")
+    finally:
+        server.close()
+    assert f"sending the value of $ICDA_TEST_KEY as the API key to {server.url}" in caplog.text
+    assert "sk-test-123" not in caplog.text
