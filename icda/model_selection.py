@@ -145,7 +145,10 @@ def choose(candidates: Sequence[CandidateScore], iteration: int, candidate_loss:
         return pick, (f"{passed_over.name} had the lowest score but is the unimproved warm start (best epoch -1) "
                       "and the augmented dev loss ranks another candidate first (the paper's stop test "
                       "fails), so the best other candidate wins")
-    return pick, "the lowest score"
+    loss = ranking_loss(candidate_loss, iteration, pick.dev_loss, pick.original_dev_loss)
+    what = "original dev loss" if candidate_loss == "original_dev" and iteration >= 1 else "dev loss"
+    penalty = "" if pick.score == loss else f", × {pick.score / loss:.0e} by the degeneration or ΔA penalty"
+    return pick, f"the lowest score ({what} {loss:.4f}{penalty})"
 
 
 def rechoose(choice: Choice, candidate_loss: str) -> CandidateScore:

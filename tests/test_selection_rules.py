@@ -282,7 +282,7 @@ def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tm
     worse = _candidate(tmp_path, "seed2", 0.12, [0.7, 0.3], sel)
     choice = select_folders(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
     assert choice.chosen.name == "warm" and _stop(choice).converged
-    assert choice.reason == "the lowest score"
+    assert choice.reason.startswith("the lowest score (original dev loss 0.")
     improved = _candidate(tmp_path, "warm2", 0.10, [0.9, 0.1], sel, best_epoch=2)
     assert select_folders(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"
 

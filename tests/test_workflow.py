@@ -206,6 +206,10 @@ def test_tiny_end_to_end_run(tmp_path):
     assert summary["iterations"] >= 2
     assert len(summary["per_iteration"]) == summary["iterations"]
     assert all(0.0 <= it["precision"] <= 1.0 for it in summary["per_iteration"])
+    for it in summary["per_iteration"]:  # what was chosen and why, as its choice.json says
+        choice = json.loads((results / f"synthetic/run1/iter{it['iteration']}/choice.json").read_text())
+        assert (it["chosen"], it["warm_start"]) == (choice["chosen"]["name"], choice["chosen"]["warm_start"])
+        assert it["chosen_because"] == choice["reason"] and it["chosen_because"]
 
     with open(results / "tables/synthetic.csv") as fh:
         rows = {r[0]: r[1:] for r in csv.reader(fh)}

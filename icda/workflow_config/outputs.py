@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from icda.io import write_json
-from icda.records import Decision, Evaluation, RunSummary
+from icda.records import Choice, Decision, Evaluation, RunSummary
 
 
 def _log(path: str, text: str) -> None:
@@ -21,16 +21,18 @@ def write_params(value: Any, out: str, log: str) -> None:
     _log(log, f"wrote {out}")
 
 
-def write_run_summary(dataset: str, run: int, decisions: list[str], evaluations: list[str], out: str, log: str) -> dict:
-    """One run's iteration record (:class:`icda.records.RunSummary`): per iteration the stop
-    decision and the test precision (overall and per gold class), and the iteration taken as
-    ICDA (the last decision's ``final_iteration``)."""
+def write_run_summary(dataset: str, run: int, choices: list[str], decisions: list[str], evaluations: list[str],
+                      out: str, log: str) -> dict:
+    """One run's iteration record (:class:`icda.records.RunSummary`): per iteration the candidate
+    chosen and why it won (``choice.json``), the stop decision, the test precision (overall and
+    per gold class), and the iteration taken as ICDA (the last decision's ``final_iteration``)."""
     iterations = []
-    for k, (decision, evaluation) in enumerate(zip(decisions, evaluations)):
-        d, e = Decision.read(decision), Evaluation.read(evaluation)
+    for k, (choice, decision, evaluation) in enumerate(zip(choices, decisions, evaluations)):
+        c, d, e = Choice.read(choice), Decision.read(decision), Evaluation.read(evaluation)
         iterations.append({"iteration": k, "precision": e.precision, "alpha": e.alpha,
                            "precision_by_class": e.precision_by_class, "accuracy": e.accuracy,
-                           "reason": d.reason})
+                           "chosen": c.chosen.name, "warm_start": c.chosen.warm_start,
+                           "chosen_because": c.reason, "reason": d.reason})
     last = Decision.read(decisions[-1])
     summary = RunSummary(dataset=dataset, run=int(run), iterations=len(iterations), converged=last.converged,
                          reason=last.reason, per_iteration=iterations, final_iteration=last.final_iteration,

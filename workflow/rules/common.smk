@@ -92,8 +92,10 @@ def iteration_files(dataset, run, name):
 
 
 def get_run_outputs(wildcards):
-    """Every iteration's stop decision and evaluation of one run (walks its checkpoints)."""
+    """Every iteration's candidate choice, stop decision and evaluation of one run (walks its
+    checkpoints)."""
     return {
+        "choices": iteration_files(wildcards.dataset, wildcards.run, "choice.json"),
         "decisions": iteration_files(wildcards.dataset, wildcards.run, "converge.json"),
         "evaluations": iteration_files(wildcards.dataset, wildcards.run, "eval.json"),
     }

@@ -28,5 +28,5 @@ rule run_summary:
     localrule: True
     run:
         outputs.write_run_summary(
-            wildcards.dataset, wildcards.run, input.decisions, input.evaluations, output[0], log[0]
+            wildcards.dataset, wildcards.run, input.choices, input.decisions, input.evaluations, output[0], log[0]
         )
