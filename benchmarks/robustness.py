@@ -176,6 +176,7 @@ def plot(rows: list[dict], out: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     datasets = sorted({r["dataset"] for r in rows})
     fig, axes = plt.subplots(1, len(datasets), figsize=(4.5 * len(datasets), 3.6), squeeze=False)
@@ -185,6 +186,7 @@ def plot(rows: list[dict], out: Path) -> None:
             line, = ax.plot(range(len(r["curve"])), r["curve"], style, alpha=0.7)
             ax.plot([r["icda_iteration"]], [r["ICDA"]], "*", color=line.get_color(), markersize=10)
         ax.set_title(dataset)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("iteration (0 = MMI; star: taken as ICDA)")
         ax.set_ylabel("test precision (%)")
     axes[0][0].plot([], [], "k-", label="fixed kernels")
