@@ -198,7 +198,9 @@ def plot(rows: list[dict], out: Path) -> None:
 
 def cpu_minutes(out: Path) -> dict[str, float]:
     """{kernel path: CPU minutes of its embedding and training jobs} from Snakemake's benchmark
-    files (the bookkeeping jobs, about 2 % of a run, have none)."""
+    files: a lower bound, since Snakemake samples a job's CPU time every 30 s after its first 15 s
+    and misses what it spends after the last sample (icda/report/compute.py). The whole cost is
+    the process tree's: run this script under ``/usr/bin/time``."""
     totals = {}
     for path in PATHS:
         seconds = 0.0

@@ -12,6 +12,11 @@ The jobs themselves are found from the results (:func:`finished_jobs`: each run'
 ``summary.json`` gives its iterations, each trained iteration has a ``candidates/`` folder), so a job
 finished before the workflow measured it (no benchmark file) counts as a job, "not measured".
 
+``cpu_time`` is Snakemake's sample of the job's process tree (every 0.5 s for its first 15 s,
+then every 30 s): what a job spends after its last sample is missing, up to 30 s a job, so the CPU
+minutes are a lower bound (a restaurant training job of 100.4 CPU s by ``/usr/bin/time`` had 96.1
+in its benchmark file; docs/results.md, "The offline reproduction from a fresh clone").
+
 Methods, as a researcher pays for them: **embed** (once per dataset, shared by every method in
 frozen mode), **COMP** (the λ × seed grid), **MMI** (iteration 0's training job) and **ICDA**
 (every iteration's training job, iteration 0 included: ICDA starts from MMI).
@@ -178,8 +183,9 @@ def write_compute(results: str | Path, summaries: Iterable[str | Path], out_dir:
             "embed: the sentence-embedding cache (shared by all methods); COMP: the λ × seed grid; "
             "MMI: iteration 0's training job; ICDA: every iteration's training job (all its candidates), "
             "iteration 0 included. measured: jobs with a benchmark file (jobs finished before the workflow "
-            "measured them have none); sums and means are over those. Peak memory: the largest "
-            "max_rss of one job.", ""]
+            "measured them have none); sums and means are over those. CPU min is a lower bound: "
+            "Snakemake samples a job's CPU time every 0.5 s for 15 s, then every 30 s, so up to the "
+            "last 30 s of each longer job are missing. Peak memory: the largest max_rss of one job.", ""]
     text.append(shown.to_markdown(index=False, floatfmt=".1f", missingval="–") if len(shown) else "No jobs.")
     with atomic_write(written[2]) as fh:
         fh.write("\n".join(text) + "\n")
