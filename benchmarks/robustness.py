@@ -56,9 +56,9 @@ def seed_sets(n: int, first: int = FIRST_SEED) -> list[list[int]]:
     return [[first + 3 * i + j for j in range(3)] for i in range(n)]
 
 
-def plan(n_sets: int) -> dict[str, list[list[int]]]:
+def plan(n_sets: int, first: int = FIRST_SEED) -> dict[str, list[list[int]]]:
     """{kernel path: its seed sets}: the first half of ``n_sets`` on the fixed path, the rest native."""
-    sets = seed_sets(n_sets)
+    sets = seed_sets(n_sets, first)
     half = (n_sets + 1) // 2
     return {"fixed": sets[:half], "native": sets[half:]}
 
@@ -229,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", type=int, default=10, help="seed sets (runs) per dataset, half per kernel path")
     parser.add_argument("--datasets", nargs="+", default=["restaurant", "connect", "synthetic_small"])
     parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
+    parser.add_argument("--first-seed", type=int, default=FIRST_SEED,
+                        help="the first seed of the first set (other seed sets: e.g. 72 after --sets 10)")
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--dev", action="store_true", help="print the dev diagnostics of every run")
@@ -237,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
-        for path, sets in plan(args.sets).items():
+        for path, sets in plan(args.sets, args.first_seed).items():
             if path in args.paths and sets:
                 wall = run_path(args.out, path, sets, args.datasets, args.configfile, args.cores)
                 print(f"[{path}] {len(sets)} seed sets: {wall / 60:.1f} min wall", flush=True)

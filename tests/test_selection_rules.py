@@ -282,7 +282,7 @@ def test_original_dev_keeps_the_papers_stop_test_for_an_unimproved_warm_start(tm
     worse = _candidate(tmp_path, "seed2", 0.12, [0.7, 0.3], sel)
     choice = select_folders(1, [worse], train_labels, unimproved, previous, dev_labels, "original_dev")
     assert choice.chosen.name == "warm" and _stop(choice).converged
-    assert choice.reason.startswith("the lowest score (original dev loss 0.")
+    assert choice.reason == f"the lowest score (original dev loss {choice.chosen.original_dev_loss:.4f})"
     improved = _candidate(tmp_path, "warm2", 0.10, [0.9, 0.1], sel, best_epoch=2)
     assert select_folders(1, [fresh], train_labels, improved, previous, dev_labels, "original_dev").chosen.name == "warm2"
 
@@ -306,6 +306,11 @@ def test_select_candidate_applies_the_degeneration_and_delta_a_penalties(tmp_pat
     assert (choice.chosen.name, choice.chosen.delta_A, choice.previous_delta_A) == ("seed2", 0.0, 0.5)
     assert [row.delta_A for row in choice.candidates] == [0.0, 0.0, 1.0, 0.0]
     assert choice.model_path == same / "model.pt"
+    assert choice.reason == "the lowest score (dev loss 0.3000)"
+    # only penalised candidates: the reason says the winner's score carries the penalty
+    choice = select_folders(2, [degenerate, moved], train_labels, None, _choice(candidate_dir=str(prev), delta_A=0.5))
+    assert choice.chosen.name == "seed1"
+    assert choice.reason == "the lowest score (dev loss 0.0100, × 1e+10 by the degeneration or ΔA penalty)"
 
 
 def test_original_dev_loss_and_the_final_run(tmp_path):
