@@ -19,6 +19,7 @@ agreement.
         --configfile config/offline.yaml --sets 10 --datasets restaurant connect synthetic_small
 
 ``--configfile`` (repeatable) adds config files after config/config.yaml (a design to compare);
+``--first-seed`` starts the seed triples elsewhere (``--sets 10 --first-seed 72``: seeds 72–101);
 ``--report-only`` prints the tables of what has finished without running anything;
 ``--final-choice RULE`` reports ICDA as the iteration RULE takes, replayed from the signals each
 run recorded (the loop's course does not depend on it). Every number is read from the runs' own
