@@ -36,10 +36,14 @@ def _binary_pin(results: Path) -> dict:
     """The numbers and selections of a tiny workflow run (``results``) that :data:`BINARY_PIN` pins."""
     run = results / "synthetic/run1"
     table = (results / "tables/synthetic.csv").read_text().splitlines(keepends=True)
+    summary = json.loads((run / "summary.json").read_text())
+    for it in summary["per_iteration"]:  # later copies of choice.json's, whose chosen name is pinned below
+        for key in ("chosen", "warm_start", "chosen_because"):
+            it.pop(key)
     pin = {"table": "".join(line for line in table  # the methods' rows (the chance rows came later)
                             if line.split(",")[0] in ("method", "COMP", "MMI", "CDA", "ICDA")),
            "icda_dataset_sha256": hashlib.sha256((results / "synthetic/icda_dataset.jsonl").read_bytes()).hexdigest(),
-           "summary": json.loads((run / "summary.json").read_text())}
+           "summary": summary}
     for step in sorted(p.name for p in run.iterdir() if p.is_dir()):
         evaluation = json.loads((run / step / "eval.json").read_text())
         choice = json.loads((run / step / "choice.json").read_text())
