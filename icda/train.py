@@ -108,6 +108,44 @@ class EpochRecord:
 
 
 @dataclass
+class EarlyStopping:
+    """The kept checkpoint and when to stop (paper "Settings": model selection by dev loss, with
+    the degeneration guard): the lowest dev loss among non-degenerate eligible epochs; the lowest
+    over all eligible epochs (``fallback``) only while none passes the guard; stop once
+    ``patience`` eligible epochs in a row did not improve on the kept one. Epoch −1 (before any
+    update) is eligible only with ``keep_initial``. :func:`train_model` applies it online, and
+    ``benchmarks/patience_replay.py`` replays it on recorded histories."""
+
+    patience: int
+    keep_initial: bool = True
+    best: EpochRecord | None = None
+    fallback: EpochRecord | None = None
+    since_best: int = 0
+
+    def observe(self, record: EpochRecord) -> str | None:
+        """Take one epoch's record → ``"best"`` (it is now the kept epoch), ``"fallback"`` (it is
+        now the kept epoch should every epoch be degenerate) or None."""
+        if record.epoch < 0 and not self.keep_initial:
+            return None
+        verdict = None
+        if not record.degenerate and (self.best is None or record.dev_loss < self.best.dev_loss):
+            self.best, self.since_best, verdict = record, 0, "best"
+        elif self.best is not None:
+            self.since_best += 1
+        if self.best is None and (self.fallback is None or record.dev_loss < self.fallback.dev_loss):
+            self.fallback, verdict = record, "fallback"
+        return verdict
+
+    @property
+    def stop(self) -> bool:
+        return self.since_best >= self.patience
+
+    @property
+    def kept(self) -> EpochRecord | None:
+        return self.best or self.fallback
+
+
+@dataclass
 class TrainResult:
     """Outcome of :func:`train_model`; ``state_dict`` is the kept checkpoint."""
 
@@ -203,9 +241,8 @@ def train_model(
         groups.append({"params": head_params})
     optimizer = torch.optim.AdamW(groups, lr=settings.lr, weight_decay=settings.weight_decay, fused=True)
 
-    best = None  # (dev loss, epoch, accuracy, state) among non-degenerate epochs
-    fallback = None  # the same over all epochs, used only if none passes the guard
-    since_best = 0
+    stopping = EarlyStopping(settings.patience, keep_initial)
+    states = {}  # "best" / "fallback" → the weights of that epoch
     records = []
     for epoch in range(-1, settings.max_epochs):
         start, cpu_start = time.perf_counter(), time.process_time()
@@ -248,25 +285,19 @@ def train_model(
             time.process_time() - cpu_start, eval_cpu,
         )
         records.append(record)
-        eligible = epoch >= 0 or keep_initial
         log.info(
             "epoch %3d  train_loss %s  dev_loss %.4f  dev_acc %.3f  dev_precision %s  %s  (%.1fs)",
             epoch, "   -  " if train_loss is None else f"{train_loss:.4f}", dev_loss, dev_acc,
             "  -  " if dev_precision is None else f"{dev_precision:.3f}",
             "DEGENERATE" if degenerate else "ok", record.seconds,
         )
-        if not eligible:
-            continue
-        if not degenerate and (best is None or dev_loss < best[0]):
-            best = (dev_loss, epoch, dev_acc, copy.deepcopy(model.state_dict()))
-            since_best = 0
-        elif best is not None:
-            since_best += 1
-        if best is None and (fallback is None or dev_loss < fallback[0]):
-            fallback = (dev_loss, epoch, dev_acc, copy.deepcopy(model.state_dict()))
-        if since_best >= settings.patience:
+        verdict = stopping.observe(record)
+        if verdict:
+            states[verdict] = copy.deepcopy(model.state_dict())
+        if stopping.stop:
             break
-    if best is None:
-        log.warning("every epoch was degenerate; keeping epoch %d (dev loss %.4f)", fallback[1], fallback[0])
-    dev_loss, epoch, dev_acc, state = best or fallback
-    return TrainResult(epoch, dev_loss, dev_acc, best is None, records, state)
+    kept = stopping.kept
+    if stopping.best is None:
+        log.warning("every epoch was degenerate; keeping epoch %d (dev loss %.4f)", kept.epoch, kept.dev_loss)
+    state = states["best" if stopping.best is not None else "fallback"]
+    return TrainResult(kept.epoch, kept.dev_loss, kept.dev_accuracy, stopping.best is None, records, state)

@@ -15,7 +15,7 @@ from icda.metrics import rationale_metrics
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings, TrainSettings
 from icda.data.sentence_ids import to_sentence_ids
-from icda.train import predict, train_model
+from icda.train import EarlyStopping, EpochRecord, predict, train_model
 
 
 def _toy(seed=0, n=120):
@@ -58,6 +58,32 @@ def test_history_starts_with_the_initial_evaluation_and_keeps_the_best_epoch():
     best = min(clean or result.epochs, key=lambda e: e.dev_loss)  # all degenerate: lowest overall
     assert (result.best_epoch, result.dev_loss) == (best.epoch, best.dev_loss)
     assert result.degenerate == (not clean)
+
+
+def _record(epoch, dev_loss, degenerate=False):
+    return EpochRecord(epoch, None, dev_loss, 0.5, None, degenerate, 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("patience, kept, stopped_after", [(1, 1, 2), (2, 1, 3), (3, 7, 7)])
+def test_early_stopping_keeps_the_lowest_dev_loss_and_stops_after_patience_epochs_without_it(
+        patience, kept, stopped_after):
+    # epoch 2 has the lowest loss but is degenerate; epoch 4 beats epoch 1 after two worse epochs
+    losses = {-1: 0.70, 0: 0.60, 1: 0.50, 2: 0.10, 3: 0.55, 4: 0.40, 5: 0.45, 6: 0.46, 7: 0.30}
+    stopping = EarlyStopping(patience)
+    for epoch, loss in losses.items():
+        stopping.observe(_record(epoch, loss, degenerate=epoch == 2))
+        if stopping.stop:
+            break
+    assert (stopping.kept.epoch, epoch) == (kept, stopped_after)
+
+
+def test_early_stopping_falls_back_to_the_lowest_degenerate_epoch_and_skips_epoch_minus_one_if_told():
+    stopping = EarlyStopping(5, keep_initial=False)
+    verdicts = [stopping.observe(_record(e, loss, degenerate=True)) for e, loss in ((-1, 0.1), (0, 0.6), (1, 0.4))]
+    assert verdicts == [None, "fallback", "fallback"]
+    assert (stopping.best, stopping.kept.epoch, stopping.stop) == (None, 1, False)
+    assert stopping.observe(_record(2, 0.9)) == "best"  # the first clean epoch wins whatever its loss
+    assert stopping.kept.epoch == 2
 
 
 def test_warm_start_without_useful_training_keeps_epoch_minus_one():
