@@ -32,6 +32,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -65,8 +66,9 @@ def plan(n_sets: int, first: int = FIRST_SEED) -> dict[str, list[list[int]]]:
 
 
 def run_path(out: Path, path: str, sets: list[list[int]], datasets: list[str], configfiles: list[str],
-             cores: int) -> float:
-    """Run (or resume) one kernel path's half; returns its wall seconds."""
+             cores: int) -> tuple[float, float]:
+    """Run (or resume) one kernel path's half; returns its wall seconds and the CPU seconds of
+    Snakemake and every job it ran (what ``/usr/bin/time`` reports for the process tree)."""
     work = out / path
     work.mkdir(parents=True, exist_ok=True)
     bench_config = {"run_datasets": datasets, "runs": sets, "n_runs": len(sets)}
@@ -79,10 +81,11 @@ def run_path(out: Path, path: str, sets: list[list[int]], datasets: list[str], c
     env = {k: v for k, v in os.environ.items() if k not in ("ICDA_KERNELS", *FIXED_ENVIRONMENT)} | PATHS[path]
     cmd = ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), "--cores", str(cores),
            "--configfile", *files, *overrides, "--rerun-incomplete", "--keep-going", "--quiet", "rules", "--", *targets]
-    start = time.time()
+    start, before = time.time(), resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"[{path}] {' '.join(cmd)}", flush=True)
     subprocess.run(cmd, env=env, check=False)
-    return time.time() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.time() - start, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def _data_dir(configfiles: list[str]) -> str | None:
@@ -200,8 +203,8 @@ def plot(rows: list[dict], out: Path) -> None:
 def cpu_minutes(out: Path) -> dict[str, float]:
     """{kernel path: CPU minutes of its embedding and training jobs} from Snakemake's benchmark
     files: a lower bound, since Snakemake samples a job's CPU time every 30 s after its first 15 s
-    and misses what it spends after the last sample (icda/report/compute.py). The whole cost is
-    the process tree's: run this script under ``/usr/bin/time``."""
+    and misses what it spends after the last sample (icda/report/compute.py). The whole cost,
+    Snakemake's and every job's, is printed after each invocation of :func:`run_path`."""
     totals = {}
     for path in PATHS:
         seconds = 0.0
@@ -242,8 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         for path, sets in plan(args.sets, args.first_seed).items():
             if path in args.paths and sets:
-                wall = run_path(args.out, path, sets, args.datasets, args.configfile, args.cores)
-                print(f"[{path}] {len(sets)} seed sets: {wall / 60:.1f} min wall", flush=True)
+                wall, cpu = run_path(args.out, path, sets, args.datasets, args.configfile, args.cores)
+                print(f"[{path}] {len(sets)} seed sets: {wall / 60:.1f} min wall, {cpu / 60:.1f} CPU min "
+                      "(Snakemake and its jobs, this invocation)", flush=True)
     rows = run_rows(args.out, args.final_choice)
     if not rows:
         print("no finished run yet")
