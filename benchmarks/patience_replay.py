@@ -21,6 +21,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from icda.records import History
+from icda.settings import Settings
+from icda.steps.train import keeps_initial
 from icda.train import EarlyStopping, EpochRecord
 
 
@@ -42,18 +44,22 @@ def main() -> None:
     parser.add_argument("--patience", type=int, default=2, help="the smaller patience to replay")
     args = parser.parse_args()
     rows = defaultdict(list)
+    settings = {}  # results/<dataset>/settings.json, read once per dataset
     for folder in args.results:
         for path in sorted(folder.glob("*/run*/iter*/candidates/*/history.json")):
             history = History.read(path)
-            # the warm start's epoch -1 is not eligible under the default stop rule (train_model's keep_initial)
-            keep_initial = path.parent.name != "warm"
-            recorded, n_recorded = replay(history, 10**9, keep_initial)  # the run's own patience stopped it
+            dataset = path.relative_to(folder).parts[0]
+            if (folder, dataset) not in settings:
+                settings[folder, dataset] = Settings.load(folder / dataset / "settings.json")
+            keep_initial = keeps_initial(history.init is not None, settings[folder, dataset])
+            # the run's own patience stopped it: its kept epoch is the best of every recorded one
+            recorded, n_recorded = replay(history, len(history.epochs), keep_initial)
             if recorded.epoch != history.best_epoch:
                 raise SystemExit(f"{path}: replay keeps epoch {recorded.epoch}, the run kept {history.best_epoch}")
             kept, n_kept = replay(history, args.patience, keep_initial)
             precision = (None if kept.dev_precision is None or kept.epoch == recorded.epoch
                          else kept.dev_precision - recorded.dev_precision)
-            rows[path.relative_to(folder).parts[0]].append(
+            rows[dataset].append(
                 (kept.epoch != recorded.epoch, n_recorded, n_kept, kept.dev_loss - recorded.dev_loss, precision))
     print(f"| dataset | candidates | kept epoch changes | epochs: recorded → patience {args.patience} | "
           "dev loss change (mean) | dev precision change where changed: mean, worst |")

@@ -193,6 +193,15 @@ def _training_data(ws: Workspace, pools: str | Path | None, augmented_dev: str |
                          None if all(r is None for r in rationale) else rationale)
 
 
+def keeps_initial(warm_start: bool, settings: Settings) -> bool:
+    """Whether epoch −1 (the weights before any update) may be the kept checkpoint
+    (:func:`icda.train.train_model`'s ``keep_initial``): always for a fresh candidate; for a warm
+    start only under the paper's stop rule (``icda.stop_rule: paper``), since under
+    ``rationales`` the previous model, scored on a dev set built from its own selections, would
+    often win untrained (docs/sweep/stop_rule.md)."""
+    return not warm_start or settings.icda.stop_rule == "paper"
+
+
 def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, init: str | Path | None, data: _TrainingData,
            load_cpu: float) -> History:
     """Train one candidate on a loaded workspace and write its files (:func:`train_candidate`);
@@ -211,9 +220,8 @@ def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, in
     log.info("training seed %d on %d documents/epoch (%s), dev %d, device %s",
              seed, 2 * len(plan.kept) if plan is not None else len(train),
              "augmented" if plan is not None else "original", len(data.dev_ids), ws.device)
-    keep_initial = init is None or settings.icda.stop_rule == "paper"
     result = train_model(model, train_data, data.dev_ids, data.dev_labels, settings.train, seed, ws.device,
-                         data.dev_rationale, keep_initial)
+                         data.dev_rationale, keeps_initial(init is not None, settings))
     predict_start = time.process_time()
     model.load_state_dict(result.state_dict)
     predictions = {}
