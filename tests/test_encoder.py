@@ -285,6 +285,22 @@ def test_embed_splits_rebuilds_when_input_changes(tiny_encoder_settings, tmp_pat
     assert EmbeddingCache.load(out).key == second.key
 
 
+def test_embedding_warns_about_documents_cut_at_max_sentences(tiny_encoder_settings, tmp_path, caplog):
+    train = tmp_path / "train.jsonl"
+    write_documents(DOCS, train)
+    longest = max(len(d.sentences) for d in DOCS)
+    with caplog.at_level("WARNING", logger="icda.steps.embed"):
+        embed_splits({"train": train}, replace(tiny_encoder_settings, max_sentences=longest - 1), tmp_path / "a.pt")
+    cut = sum(len(d.sentences) == longest for d in DOCS)
+    assert (f"{train}: {cut} of {len(DOCS)} documents have more than encoder.max_sentences = {longest - 1} "
+            f"sentences (up to {longest})") in caplog.text
+    assert f"set encoder.max_sentences to {longest} or more" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="icda.steps.embed"):
+        embed_splits({"train": train}, replace(tiny_encoder_settings, max_sentences=longest), tmp_path / "b.pt")
+    assert "max_sentences" not in caplog.text
+
+
 # --- the real default encoder against sentence-transformers ---------------------------------
 
 

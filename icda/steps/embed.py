@@ -35,7 +35,11 @@ def embed_splits(doc_paths: Mapping[str, str | Path], settings: EncoderSettings,
         DataError: a split file is missing or malformed (see ``read_documents``).
         ConfigError: see :func:`embed_documents`.
     """
-    docs = [doc for split in doc_paths.values() for doc in read_documents(split)]
+    by_split = {split: read_documents(path) for split, path in doc_paths.items()}
+    docs = [doc for split_docs in by_split.values() for doc in split_docs]
+    for split, split_docs in by_split.items():
+        if (warning := cut_warning(split_docs, settings.max_sentences, str(doc_paths[split]))) is not None:
+            log.warning(warning)
     out_path = Path(out_path)
     if out_path.exists():
         sentences = unique_sentences(docs, settings.max_sentences)
@@ -51,6 +55,18 @@ def embed_splits(doc_paths: Mapping[str, str | Path], settings: EncoderSettings,
     cache.save(out_path)
     log.info("wrote %s: %d sentences × %d", out_path, *cache.vectors.shape)
     return cache
+
+
+def cut_warning(docs: list, max_sentences: int, where: str) -> str | None:
+    """The warning for the documents of one split that have more sentences than the model sees
+    (``encoder.max_sentences``): their later sentences are never encoded, so a rationale there can
+    never be selected. None when no document is cut."""
+    cut = [len(doc.sentences) for doc in docs if len(doc.sentences) > max_sentences]
+    if not cut:
+        return None
+    return (f"{where}: {len(cut)} of {len(docs)} documents have more than encoder.max_sentences = "
+            f"{max_sentences} sentences (up to {max(cut)}); the model never sees the rest, so no "
+            f"rationale there can be selected. Fix: set encoder.max_sentences to {max(cut)} or more")
 
 
 def embed_dataset(data_dir: str | Path, settings: EncoderSettings, out_path: str | Path,
@@ -84,7 +100,7 @@ def register(subparsers) -> None:
     parser.add_argument("--max-tokens", type=int,
                         help="wordpieces per sentence incl. [CLS]/[SEP]; longer keep head+tail (default 32)")
     parser.add_argument("--max-sentences", type=int,
-                        help="first N sentences of each document (default 16)")
+                        help=f"first N sentences of each document (default {EncoderSettings.max_sentences})")
     parser.add_argument("--batch-size", type=int, help="sentences per forward pass (default 128)")
     parser.add_argument("--cache-dir", type=Path,
                         help="shared cache folder: reuse <key>.pt there, or write it")
