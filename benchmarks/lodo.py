@@ -14,6 +14,10 @@ made on the others scores on the left-out dataset.
 - ``final_choice``: dev precision of the iteration each rule takes (``last``, ``agreement``,
   ``original_dev_loss``, ``delta_a``) minus the run's MMI dev precision. Criterion: the highest
   worst-run gain, ties to the higher mean gain.
+- ``final_selector``: dev precision of the selector reported for the last iteration (``chosen``,
+  or an ensemble of its candidates: ``vote``, ``mean_scores``, ``mean_scores_fresh``;
+  ``benchmarks/final_selector.py``, which loads the candidates' models) minus the run's MMI dev
+  precision. Criterion: that of ``final_choice``.
 
     PYTHONPATH=. .venv/bin/python benchmarks/lodo.py RESULTS_DIR [RESULTS_DIR ...]
 
@@ -28,6 +32,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import final_selector  # noqa: E402
 from loop_diagnostics import run_rows  # noqa: E402
 
 from icda.model_selection import Signals, final_iteration  # noqa: E402
@@ -46,12 +51,16 @@ def runs_of(results: list[Path]) -> dict[str, list[Path]]:
 
 
 def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
-    """{dataset: {measure: values}} for every rule of the three components."""
+    """{dataset: {measure: values}} for every rule of the first three components."""
     table: dict[str, dict[str, list[float]]] = {}
     for dataset, folders in runs.items():
         m = table.setdefault(dataset, {})
         for run in folders:
-            rows = run_rows(run)
+            try:
+                rows = run_rows(run)
+            except FileNotFoundError as missing:  # a candidate's files were deleted (a rerun began)
+                print(f"skipped {run}: {missing.filename} is gone", file=sys.stderr)
+                continue
             if rows[0]["dev"] is None:
                 continue  # no dev ground truth
             for r in rows[1:]:
@@ -75,16 +84,25 @@ def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
     return table
 
 
+def replay_final_selector(results: list[Path], table: dict[str, dict[str, list[float]]]) -> None:
+    """Adds ``final_selector=<rule>`` gains over MMI (dev precision points) to ``table``."""
+    for dataset, rows in final_selector.replay(results).items():
+        m = table.setdefault(dataset, {})
+        for row in rows:
+            for rule in final_selector.SELECTORS:
+                m.setdefault(f"final_selector={rule}", []).append(row[rule] - row["mmi"])
+
+
 def criterion(component: str, values: list[float]) -> tuple:
     """Larger is better: final_choice by (worst, mean) gain, the others by mean."""
-    return (min(values), statistics.mean(values)) if component == "final_choice" else (statistics.mean(values),)
+    return (min(values), statistics.mean(values)) if component.startswith("final_") else (statistics.mean(values),)
 
 
 def lodo(table: dict[str, dict[str, list[float]]]) -> str:
     lines = ["| component | left out | chosen on the others | its dev score on the left-out (mean; worst) | every rule there |",
              "|---|---|---|---|---|"]
     datasets = sorted(d for d in table if table[d])
-    for component in ("candidate_choice", "pool_source", "final_choice"):
+    for component in ("candidate_choice", "pool_source", "final_choice", "final_selector"):
         for left in datasets:
             rules = sorted({k for d in datasets for k in table[d] if k.startswith(component + "=")})
             others = [d for d in datasets if d != left]
@@ -103,4 +121,7 @@ def lodo(table: dict[str, dict[str, list[float]]]) -> str:
 
 
 if __name__ == "__main__":
-    print(lodo(replay(runs_of([Path(p) for p in sys.argv[1:]]))))
+    roots = [Path(p) for p in sys.argv[1:]]
+    table = replay(runs_of(roots))
+    replay_final_selector(roots, table)
+    print(lodo(table))
