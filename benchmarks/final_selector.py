@@ -14,7 +14,7 @@ scored on the dev split, and the dev rationale precision (%) of four selectors i
 
 Candidates recorded as degenerate in ``choice.json`` are left out of the ensembles. Nothing here
 reads a label or ground truth to build a selector; the dev ground truth only scores them. A
-fifth row, ``chosen (replayed)``, recomputes the chosen candidate's top-k from its scores and must
+fifth column, ``chosen (replayed)``, recomputes the chosen candidate's top-k from its scores and must
 equal ``chosen``: the check that the replay scores what training recorded.
 
 ``benchmarks/lodo.py`` scores these as its ``final_selector`` component (dev precision minus the
