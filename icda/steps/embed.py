@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 from typing import Mapping
 
-from icda.data.document import read_documents
+from icda.data.document import Document, read_documents
 from icda.embed import EmbeddingCache, cache_key, embed_documents, unique_sentences
 from icda.encoder import EncoderSettings, encoder_fingerprint, resolve_device, resolve_encoder_path
 from icda.errors import ConfigError, DataError
@@ -29,7 +29,8 @@ def embed_splits(doc_paths: Mapping[str, str | Path], settings: EncoderSettings,
 
     The union of the splits' sentences (in the order of ``doc_paths``) is embedded with
     :func:`embed_documents` and saved to ``out_path``. An ``out_path`` already built under the
-    same key is kept as it is.
+    same key is kept as it is. A split with documents longer than ``settings.max_sentences`` is
+    logged as a warning (:func:`cut_warning`).
 
     Raises:
         DataError: a split file is missing or malformed (see ``read_documents``).
@@ -57,7 +58,7 @@ def embed_splits(doc_paths: Mapping[str, str | Path], settings: EncoderSettings,
     return cache
 
 
-def cut_warning(docs: list, max_sentences: int, where: str) -> str | None:
+def cut_warning(docs: list[Document], max_sentences: int, where: str) -> str | None:
     """The warning for the documents of one split that have more sentences than the model sees
     (``encoder.max_sentences``): their later sentences are never encoded, so a rationale there can
     never be selected. None when no document is cut."""
