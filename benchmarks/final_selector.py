@@ -62,7 +62,13 @@ def top_k(distribution: torch.Tensor, k: int) -> list[list[int]]:
     return [sorted(torch.topk(row, min(k, int((row > 0).sum()) or 1)).indices.tolist()) for row in distribution]
 
 
-def replay_run(run: Path, ws: Workspace, split: Split) -> dict[str, float] | None:
+def _folder(run: Path, candidate_dir: str) -> Path:
+    """A candidate folder recorded in choice.json (relative to the Snakemake working folder)."""
+    folder = Path(candidate_dir)
+    return folder if folder.is_absolute() else run.parents[2] / folder
+
+
+def replay_run(run: Path, ws: Workspace, split: Split, dev_ids: torch.Tensor) -> dict[str, float] | None:
     """{selector: dev precision %} of the run's last iteration (None: unfinished, or a candidate's
     files are gone)."""
     iterations = sorted(run.glob("iter*/converge.json"), key=lambda p: int(p.parent.name[4:]))
@@ -72,18 +78,16 @@ def replay_run(run: Path, ws: Workspace, split: Split) -> dict[str, float] | Non
     if mmi is None:
         return None
     choice = json.loads((iterations[-1].parent / "choice.json").read_text())
-    dev = ws.split("dev")
     k = ws.settings.model.k
     chosen = choice["chosen"]["name"]
     distributions, positions = {}, {}
     for c in choice["candidates"]:
-        folder = Path(c["candidate_dir"])
-        folder = folder if folder.is_absolute() else run.parents[2] / folder
+        folder = _folder(run, c["candidate_dir"])
         if not (folder / "model.pt").exists():
             return None
         positions[c["name"]] = json.loads((folder / "predictions.json").read_text())["dev"]["positions"]
         if not c["degenerate"] or c["name"] == chosen:
-            distributions[c["name"]] = selector_distribution(ws, folder / "model.pt", dev.ids)
+            distributions[c["name"]] = selector_distribution(ws, folder / "model.pt", dev_ids)
     members = list(distributions)
     fresh = [n for n in members if n != "warm"] or members
     return {
@@ -98,8 +102,7 @@ def replay_run(run: Path, ws: Workspace, split: Split) -> dict[str, float] | Non
 
 def _mmi_positions(run: Path) -> list[list[int]] | None:
     """The MMI selector's dev rationales (None: its files are gone)."""
-    folder = Path(json.loads((run / "iter0" / "choice.json").read_text())["chosen"]["candidate_dir"])
-    path = (folder if folder.is_absolute() else run.parents[2] / folder) / "predictions.json"
+    path = _folder(run, json.loads((run / "iter0" / "choice.json").read_text())["chosen"]["candidate_dir"]) / "predictions.json"
     return json.loads(path.read_text())["dev"]["positions"] if path.exists() else None
 
 
@@ -115,8 +118,9 @@ def replay(results: list[Path]) -> dict[str, list[dict[str, float]]]:
                 continue  # no dev ground truth: nothing to score on
             split = Split([frozenset(d["rationale"]) for d in docs], [len(d["sentences"]) for d in docs])
             ws = open_workspace(load_settings(folder / "settings.json", 1), folder / "data", folder / "embeddings.pt")
+            dev_ids = ws.split("dev").ids
             for run in sorted(folder.glob("run*")):
-                row = replay_run(run, ws, split)
+                row = replay_run(run, ws, split, dev_ids)
                 if row is not None:
                     table.setdefault(folder.name, []).append(row)
     return table
