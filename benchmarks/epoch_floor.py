@@ -17,11 +17,11 @@ Each variant changes the numbers the model learns (the batch size changes the op
 rounds every product to 8 bits of mantissa): these are costs, not drop-in speed-ups.
 
 ``--kernels`` instead times the default variant on the two CPU kernel paths (icda/kernels.py):
-the fixed one (the default: ATen AVX2, MKL COMPATIBLE, oneDNN off) and this machine's native one
-(``ICDA_KERNELS=native``), and between them the fixed path's variables with MKL's AVX2 branch
-(what the COMPATIBLE branch costs; on Intel CPUs only, where MKL honours it), each in its own
-process (a process keeps the path it started with), interleaved round by round, and prints each
-cost as a ratio to the native one.
+the fixed one (the default: ATen AVX2, matrix products on OpenBLAS's Haswell kernels, MKL
+COMPATIBLE, oneDNN off) and this machine's native one (``ICDA_KERNELS=native``), and between them
+the first fixed path (the same without the routed products: MKL's COMPATIBLE branch computes them),
+each in its own process (a process keeps the path it started with), interleaved round by round,
+and prints each cost as a ratio to the native one.
 
     PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py
     PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py --documents 4096 --repeat 5
@@ -85,6 +85,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the fastest is kept")
     parser.add_argument("--kernels", action="store_true", help="fixed vs native CPU kernel path (default batch)")
     parser.add_argument("--one-epoch", action="store_true", help=argparse.SUPPRESS)  # a --kernels round
+    parser.add_argument("--onednn-off", action="store_true", help=argparse.SUPPRESS)  # with --one-epoch
     args = parser.parse_args()
     if args.kernels:
         return compare_kernel_paths(args.documents, args.repeat)
@@ -99,6 +100,8 @@ def main() -> None:
     default_batch = CONFIG["train"]["batch_size"]
     dropout = CONFIG["train"]["sentence_dropout"]
     if args.one_epoch:
+        if args.onednn_off:
+            torch.backends.mkldnn.enabled = False
         epoch_cpu_seconds(model, ids[:256], labels[:256], default_batch, False, dropout, 0)  # warm-up
         seconds = epoch_cpu_seconds(model, ids, labels, default_batch, False, dropout, 0)
         print(json.dumps({"seconds": seconds, "capability": torch.backends.cpu.get_cpu_capability(),
@@ -119,13 +122,13 @@ def main() -> None:
         print(f"| {name} | {1000 * seconds * 1000 / args.documents:.0f} | {seconds / base:.2f} |")
 
 
-#: --kernels' rows: the two paths, and the fixed one's variables with MKL's AVX2 branch, which is
-#: what the COMPATIBLE branch costs (MKL gives equal results across CPUs only on COMPATIBLE: its
-#: other branches are for Intel CPUs alone, docs/reproducibility.md)
+#: --kernels' rows: the two paths, and the first fixed path (its variables without the routed
+#: matrix products, which MKL's COMPATIBLE branch then computes on SSE2: docs/reproducibility.md),
+#: each with its extra arguments
 KERNEL_ROWS = {
-    "fixed": {"ICDA_KERNELS": "fixed"},
-    "fixed, MKL_CBWR=AVX2": {"ICDA_KERNELS": "native", **FIXED_ENVIRONMENT, "MKL_CBWR": "AVX2"},
-    "native": {"ICDA_KERNELS": "native"},
+    "fixed": ({"ICDA_KERNELS": "fixed"}, []),
+    "first fixed (products on MKL COMPATIBLE)": ({"ICDA_KERNELS": "native", **FIXED_ENVIRONMENT}, ["--onednn-off"]),
+    "native": ({"ICDA_KERNELS": "native"}, []),
 }
 
 
@@ -134,10 +137,10 @@ def compare_kernel_paths(n_documents: int, repeat: int) -> None:
     interleaved; prints the fastest of each and its ratio to the native path."""
     best, seen = dict.fromkeys(KERNEL_ROWS, float("inf")), {}
     for _ in range(repeat):
-        for row, variables in KERNEL_ROWS.items():
+        for row, (variables, extra) in KERNEL_ROWS.items():
             # this process imported icda, which set the fixed path's variables: each row sets its own
             env = {k: v for k, v in os.environ.items() if k not in FIXED_ENVIRONMENT} | variables
-            out = subprocess.run([sys.executable, __file__, "--one-epoch", "--documents", str(n_documents)],
+            out = subprocess.run([sys.executable, __file__, "--one-epoch", "--documents", str(n_documents), *extra],
                                  env=env, capture_output=True, text=True, check=True)
             result = json.loads(out.stdout.strip().splitlines()[-1])
             best[row] = min(best[row], result["seconds"])

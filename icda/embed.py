@@ -35,7 +35,7 @@ from icda.encoder import (
 )
 from icda.errors import DataError
 from icda.io import save_torch
-from icda.kernels import kernel_path
+from icda.kernels import kernel_id
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +50,13 @@ def cache_key(settings: EncoderSettings, sentences: Iterable[str], encoder_finge
     Covers the encoder name as configured and ``encoder_fingerprint`` (see
     :func:`icda.encoder.encoder_fingerprint`: configuration, tokenizer and weights content, so a
     moved checkout keeps its caches and changed weights at the same path invalidate them),
-    ``pooling``, ``max_tokens``, the CPU kernel path (:func:`icda.kernels.kernel_path`: native
-    kernels give other last bits) and the sentence texts in order. ``max_sentences`` acts through
+    ``pooling``, ``max_tokens``, the CPU kernel path (:func:`icda.kernels.kernel_id`: another
+    path gives other last bits) and the sentence texts in order. ``max_sentences`` acts through
     the sentence list; ``batch_size`` does not change the vectors and is left out.
     """
     h = hashlib.sha256()
     head = {"format": CACHE_FORMAT, "encoder": settings.name, "fingerprint": encoder_fingerprint,
-            "pooling": settings.pooling, "max_tokens": settings.max_tokens, "kernels": kernel_path()}
+            "pooling": settings.pooling, "max_tokens": settings.max_tokens, "kernels": kernel_id()}
     h.update(json.dumps(head, sort_keys=True).encode() + b"\n")
     for sentence in sentences:
         # JSON-escaped text holds no raw newline: one sentence a line is unambiguous

@@ -7,8 +7,15 @@ sum, and the ICDA loop turns last bits into other selections (docs/reproducibili
 ``fixed`` path (the default) removes every choice:
 
 * ``ATEN_CPU_CAPABILITY=avx2``: ATen's AVX2 kernels, also on AVX-512 CPUs;
+* matrix products (``mm``, ``addmm``, ``bmm``, ``baddbmm``, ``addmv``, ``dot``: every
+  ``nn.Linear``, attention product and their gradients) in numpy's OpenBLAS on its Haswell
+  kernels (``OPENBLAS_CORETYPE=Haswell``: AVX2 and FMA, the same code on every such CPU, Intel or
+  AMD, one thread): :func:`route_matrix_products`;
 * ``MKL_CBWR=COMPATIBLE``: MKL's conditional-numerical-reproducibility branch that gives the same
-  results on Intel and non-Intel CPUs (``MKL_CBWR=AVX2`` does not on non-Intel ones);
+  results on Intel and non-Intel CPUs (``MKL_CBWR=AVX2`` does not on non-Intel ones), for what
+  still reaches MKL (its random numbers and vector maths, a product that is not routed). Its
+  matrix products run on SSE2 alone, about 4 times slower than MKL's AVX-512 ones, which is
+  why the products are routed (docs/reproducibility.md: cost);
 * ``OMP_NUM_THREADS=1``: one intra-op thread unless a command's ``--threads`` asks for more
   (``train_threads``: then the thread count is part of the configuration);
 * oneDNN off (``torch.backends.mkldnn.enabled = False``).
@@ -25,12 +32,18 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 
 #: the environment variable that chooses the kernel path
 ENV = "ICDA_KERNELS"
 PATHS = ("fixed", "native")
-#: what the fixed path sets, overriding the environment
-FIXED_ENVIRONMENT = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "1"}
+#: what the fixed path sets, overriding the environment (OPENBLAS_CORETYPE only on a CPU with AVX2
+#: and FMA, where OpenBLAS's Haswell kernels run: :func:`fix_environment`)
+FIXED_ENVIRONMENT = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "1",
+                     "OPENBLAS_NUM_THREADS": "1", "OPENBLAS_CORETYPE": "Haswell"}
+#: the ATen operators whose CPU kernels :func:`route_matrix_products` replaces
+ROUTED_OPERATORS = ("mm", "mm.out", "addmm", "addmm.out", "addmm_", "bmm", "bmm.out", "baddbmm",
+                    "baddbmm.out", "baddbmm_", "addmv", "addmv.out", "addmv_", "dot", "dot.out")
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +60,32 @@ def kernel_path() -> str:
     return value
 
 
+def kernel_id() -> str:
+    """What a number computed here depends on, for cache keys: ``"native"``, or ``"fixed-2"``
+    (the fixed path's second definition: matrix products on OpenBLAS's Haswell kernels; the first
+    ran them on MKL's COMPATIBLE branch and gave other last bits)."""
+    return "fixed-2" if kernel_path() == "fixed" else "native"
+
+
+def cpu_flags() -> set[str]:
+    """The CPU's feature flags from ``/proc/cpuinfo`` (empty where it cannot be read)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    return set(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return set()
+
+
 def fix_environment() -> None:
-    """On the fixed path, set :data:`FIXED_ENVIRONMENT` (child processes inherit it)."""
+    """On the fixed path, set :data:`FIXED_ENVIRONMENT` (child processes inherit it); leave
+    ``OPENBLAS_CORETYPE`` alone on a CPU without AVX2 and FMA, where the Haswell kernels cannot run."""
     if kernel_path() == "fixed":
         os.environ.update(FIXED_ENVIRONMENT)
+        if not {"avx2", "fma"} <= cpu_flags():
+            os.environ.pop("OPENBLAS_CORETYPE")
 
 
 def configure_torch(torch) -> None:
@@ -68,3 +103,79 @@ def configure_torch(torch) -> None:
         log.warning("the fixed kernel path runs ATen's %s kernels, not AVX2 (a CPU without AVX2, or torch "
                     "computed before icda was imported): results may differ from other machines' "
                     "(docs/reproducibility.md)", capability)
+    route_matrix_products(torch)
+    core = openblas_core()
+    if core != "Haswell":
+        log.warning("the fixed kernel path runs numpy's BLAS on %s kernels, not OpenBLAS's Haswell ones (a CPU "
+                    "without AVX2 and FMA, or numpy imported before icda): results may differ from other "
+                    "machines' (docs/reproducibility.md)", core)
+
+
+def openblas_core() -> str:
+    """The kernels numpy's BLAS runs: OpenBLAS's core name (``"Haswell"`` on the fixed path), or
+    the BLAS's name where it is not OpenBLAS."""
+    from threadpoolctl import threadpool_info
+
+    blas = [lib for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    if not blas:
+        return "no BLAS found"
+    return blas[0].get("architecture") or blas[0].get("internal_api", "unknown")
+
+
+_ROUTES = []  # the torch.library.Library that holds the replacement kernels, kept alive
+
+
+def route_matrix_products(torch) -> None:
+    """Replace the CPU kernels of :data:`ROUTED_OPERATORS` by numpy's ``matmul``/``dot``, so that
+    every matrix product (forward and backward; autograd's formulas call these operators) runs on
+    the BLAS numpy loaded: OpenBLAS on its Haswell kernels on the fixed path, whose results do not
+    depend on the CPU. ``addmm``-like operators compute ``beta * input + alpha * (a @ b)`` (``beta``
+    0: ``input`` ignored). Idempotent.
+
+    Args:
+        torch: the imported ``torch`` module.
+    """
+    if _ROUTES:
+        return
+    import numpy as np
+
+    def array(t):
+        return t.detach().resolve_conj().resolve_neg().numpy()
+
+    def product(a, b, dot=False):
+        if a.dtype == torch.bfloat16:  # numpy has no bfloat16: products in float32, as ATen's
+            return product(a.float(), b.float(), dot).to(torch.bfloat16)
+        out = np.asarray(np.dot(array(a), array(b)) if dot else np.matmul(array(a), array(b)))
+        return torch.from_numpy(out if out.flags.c_contiguous else np.ascontiguousarray(out))
+
+    def scaled(r, input, beta, alpha):
+        if alpha != 1:
+            r = r * alpha
+        if beta == 0:
+            return r
+        return r + (input if beta == 1 else input * beta)
+
+    def into(out, r):
+        return out.resize_(r.shape).copy_(r)
+
+    kernels = {
+        "mm": lambda a, b: product(a, b),
+        "bmm": lambda a, b: product(a, b),
+        "dot": lambda a, b: product(a, b, dot=True),
+        "addmm": lambda input, a, b, *, beta=1, alpha=1: scaled(product(a, b), input, beta, alpha),
+        "baddbmm": lambda input, a, b, *, beta=1, alpha=1: scaled(product(a, b), input, beta, alpha),
+        "addmv": lambda input, a, v, *, beta=1, alpha=1: scaled(product(a, v), input, beta, alpha),
+    }
+    library = torch.library.Library("aten", "IMPL")
+    for name in ROUTED_OPERATORS:
+        base = name.split(".")[0].rstrip("_")
+        if name.endswith(".out"):
+            kernel = (lambda f: lambda *args, out, **kw: into(out, f(*args, **kw)))(kernels[base])
+        elif name.endswith("_"):
+            kernel = (lambda f: lambda self, *args, **kw: self.copy_(f(self, *args, **kw)))(kernels[base])
+        else:
+            kernel = kernels[base]
+        with warnings.catch_warnings():  # "Overriding a previously registered kernel": the point
+            warnings.simplefilter("ignore", UserWarning)
+            library.impl(name, kernel, "CPU")
+    _ROUTES.append(library)

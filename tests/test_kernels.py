@@ -36,8 +36,10 @@ with torch.no_grad():
 digest = hashlib.sha256()
 for t in [*model.state_dict().values(), hidden]:
     digest.update(t.detach().float().contiguous().numpy().tobytes())
+from icda.kernels import openblas_core
 print(json.dumps({"digest": digest.hexdigest(), "capability": torch.backends.cpu.get_cpu_capability(),
-                  "mkldnn": torch.backends.mkldnn.enabled, "threads": torch.get_num_threads()}))
+                  "mkldnn": torch.backends.mkldnn.enabled, "threads": torch.get_num_threads(),
+                  "openblas": openblas_core()}))
 """
 
 
@@ -56,11 +58,13 @@ def _has_avx2() -> bool:
 
 @pytest.mark.skipif(not _has_avx2(), reason="the fixed path is defined for x86-64 CPUs with AVX2")
 def test_fixed_path_gives_the_same_bits_whatever_kernels_the_environment_asks_for():
-    environments = [{}, {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "AVX512", "OMP_NUM_THREADS": "2"},
-                    {"ATEN_CPU_CAPABILITY": "avx512", "MKL_CBWR": "COMPATIBLE"}]
+    environments = [{}, {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "AVX512", "OMP_NUM_THREADS": "2",
+                         "OPENBLAS_CORETYPE": "Sandybridge", "OPENBLAS_NUM_THREADS": "2"},
+                    {"ATEN_CPU_CAPABILITY": "avx512", "MKL_CBWR": "COMPATIBLE", "OPENBLAS_CORETYPE": "Prescott"}]
     results = [_run(**env) for env in environments]
     assert {r["digest"] for r in results} == {results[0]["digest"]}, results
-    assert all((r["capability"], r["mkldnn"], r["threads"]) == ("AVX2", False, 1) for r in results)
+    assert all((r["capability"], r["mkldnn"], r["threads"], r["openblas"]) == ("AVX2", False, 1, "Haswell")
+               for r in results)
 
 
 @pytest.mark.skipif(not _has_avx2(), reason="needs ATen's AVX2 kernels to compare with the generic ones")
@@ -70,6 +74,68 @@ def test_the_workload_does_tell_kernel_paths_apart():
     generic = _run(ICDA_KERNELS="native", ATEN_CPU_CAPABILITY="default", OMP_NUM_THREADS="1")
     avx2 = _run(ICDA_KERNELS="native", ATEN_CPU_CAPABILITY="avx2", OMP_NUM_THREADS="1")
     assert generic["capability"] == "DEFAULT" and generic["digest"] != avx2["digest"]
+
+
+@pytest.mark.skipif(not _has_avx2(), reason="needs OpenBLAS's Haswell kernels to compare with others")
+def test_the_workload_does_tell_openblas_kernels_apart():
+    """The routed matrix products are OpenBLAS's: on other OpenBLAS kernels (which the fixed path
+    overrides; set by hand here, on the native path) they give other bits, so the test above would
+    see kernels that leaked through."""
+    script = r"""
+import icda, json
+import numpy as np, torch
+from icda.kernels import openblas_core, route_matrix_products
+route_matrix_products(torch)
+a = torch.from_numpy(np.random.default_rng(0).standard_normal((300, 500)).astype(np.float32))
+print(json.dumps([openblas_core(), (a @ a.T.contiguous()).sum(1).tolist()]))
+"""
+    base = {k: v for k, v in os.environ.items() if k not in (*FIXED_ENVIRONMENT, "ICDA_KERNELS")}
+    outputs = [json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                                         env=base | {"ICDA_KERNELS": "native", "OPENBLAS_NUM_THREADS": "1",
+                                                     "OPENBLAS_CORETYPE": core}).stdout)
+               for core in ("Haswell", "Sandybridge")]
+    assert [core for core, _ in outputs] == ["Haswell", "Sandybridge"]
+    assert outputs[0][1] != outputs[1][1]
+
+
+def test_routed_matrix_products_compute_what_aten_does():
+    """Every routed operator, overload, in-place and ``out=`` form, with ``alpha``/``beta`` and
+    broadcast inputs, against a float64 reference; and autograd's gradients through them."""
+    import torch
+
+    from icda.kernels import route_matrix_products
+
+    route_matrix_products(torch)
+    g = torch.Generator().manual_seed(0)
+    a, b, c = (torch.randn(*shape, generator=g) for shape in ((5, 3), (3, 4), (4,)))
+    x, y, z = (torch.randn(*shape, generator=g) for shape in ((2, 5, 3), (2, 3, 4), (2, 5, 4)))
+    v = torch.randn(3, generator=g)
+
+    def close(got, want):
+        assert got.shape == want.shape and got.dtype == torch.float32
+        assert torch.allclose(got.double(), want, atol=1e-5), (got, want)
+
+    A, B, C, X, Y, Z, V = (t.double() for t in (a, b, c, x, y, z, v))
+    close(torch.mm(a, b), A @ B)
+    close(torch.mm(a.T.contiguous().T, b[:, ::2]), A @ B[:, ::2])  # strided views
+    close(torch.addmm(c, a, b, beta=0.5, alpha=2.0), 0.5 * C + 2.0 * (A @ B))
+    close(torch.addmm(torch.full((4,), float("nan")), a, b, beta=0), A @ B)  # beta 0 ignores the input
+    close(torch.bmm(x, y), X @ Y)
+    close(torch.baddbmm(z, x, y, alpha=-1.0), Z - X @ Y)
+    close(torch.addmv(a[:, 0], a, v, beta=2.0), 2.0 * A[:, 0] + A @ V)
+    close(torch.dot(v, v), V @ V)
+    close(v @ v, V @ V)
+    close(a @ v, A @ V)
+    out = torch.empty(0)
+    assert torch.mm(a, b, out=out) is out
+    close(out, A @ B)
+    close(torch.zeros(5, 4).addmm_(a, b), A @ B)
+    close(z.clone().baddbmm_(x, y), Z + X @ Y)
+    assert torch.equal(torch.ones(2, 3, dtype=torch.long) @ torch.ones(3, 2, dtype=torch.long),
+                       torch.full((2, 2), 3))
+    assert (a.bfloat16() @ b.bfloat16()).dtype == torch.bfloat16
+    linear = torch.nn.Linear(3, 4).double()
+    assert torch.autograd.gradcheck(lambda t: linear(t).tanh() @ linear.weight, (X[0].requires_grad_(),))
 
 
 def test_kernel_path_reads_icda_kernels(monkeypatch):
