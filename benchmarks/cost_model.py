@@ -38,6 +38,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
 import numpy as np
 import yaml
 

@@ -24,6 +24,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
 import torch
 
 from icda.data.document import Document

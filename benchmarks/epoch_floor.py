@@ -39,11 +39,12 @@ import sys
 import time
 from pathlib import Path
 
+import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
 import torch
 import torch.nn.functional as F
 import yaml
 
-from icda.kernels import FIXED_ENVIRONMENT
+from icda.kernels import FIXED_ENVIRONMENT, kernel_path, openblas_core
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings
 from icda.train import drop_sentences, shuffle_sentences, trim
@@ -105,7 +106,8 @@ def main() -> None:
         epoch_cpu_seconds(model, ids[:256], labels[:256], default_batch, False, dropout, 0)  # warm-up
         seconds = epoch_cpu_seconds(model, ids, labels, default_batch, False, dropout, 0)
         print(json.dumps({"seconds": seconds, "capability": torch.backends.cpu.get_cpu_capability(),
-                          "mkldnn": torch.backends.mkldnn.enabled, "mkl_cbwr": os.environ.get("MKL_CBWR")}))
+                          "mkldnn": torch.backends.mkldnn.enabled, "mkl_cbwr": os.environ.get("MKL_CBWR"),
+                          "products": "OpenBLAS " + openblas_core() if kernel_path() == "fixed" else "MKL"}))
         return
     variants = {f"batch {default_batch} (default)": (default_batch, False), "batch 128": (128, False),
                 "batch 256": (256, False), "bf16 matmuls": (default_batch, True)}
@@ -144,8 +146,8 @@ def compare_kernel_paths(n_documents: int, repeat: int) -> None:
                                  env=env, capture_output=True, text=True, check=True)
             result = json.loads(out.stdout.strip().splitlines()[-1])
             best[row] = min(best[row], result["seconds"])
-            seen[row] = (f"ATen {result['capability']}, MKL_CBWR {result['mkl_cbwr'] or 'unset'}, "
-                         f"oneDNN {'on' if result['mkldnn'] else 'off'}")
+            seen[row] = (f"ATen {result['capability']}, products on {result['products']}, "
+                         f"MKL_CBWR {result['mkl_cbwr'] or 'unset'}, oneDNN {'on' if result['mkldnn'] else 'off'}")
     print(f"{n_documents} documents, 1 thread, fastest of {repeat} rounds")
     print("| kernel path | kernels | CPU ms per 1,000 documents | / native |")
     print("|---|---|---|---|")

@@ -31,6 +31,7 @@ import statistics
 import sys
 from pathlib import Path
 
+import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

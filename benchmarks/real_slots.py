@@ -16,6 +16,7 @@ import argparse
 import time
 from pathlib import Path
 
+import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
 import torch
 import torch.nn.functional as F
 import yaml

@@ -106,9 +106,9 @@ def configure_torch(torch) -> None:
     route_matrix_products(torch)
     core = openblas_core()
     if core != "Haswell":
-        log.warning("the fixed kernel path runs numpy's BLAS on %s kernels, not OpenBLAS's Haswell ones (a CPU "
-                    "without AVX2 and FMA, or numpy imported before icda): results may differ from other "
-                    "machines' (docs/reproducibility.md)", core)
+        log.warning("the fixed kernel path runs numpy's BLAS on %s kernels, not OpenBLAS's Haswell ones: results "
+                    "may differ from other machines'. On a CPU with AVX2 and FMA, torch or numpy was imported "
+                    "before icda (import torch loads numpy): import icda first (docs/reproducibility.md)", core)
 
 
 def openblas_core() -> str:

@@ -98,6 +98,17 @@ print(json.dumps([openblas_core(), (a @ a.T.contiguous()).sum(1).tolist()]))
     assert outputs[0][1] != outputs[1][1]
 
 
+def test_a_process_that_loaded_numpy_before_icda_is_warned():
+    """``import torch`` loads numpy, whose OpenBLAS picks its kernels when it loads: after that,
+    icda cannot move it to the Haswell kernels, and says so (unless they are the CPU's own)."""
+    script = "import torch, icda\nfrom icda import encoder\nfrom icda.kernels import openblas_core\nprint(openblas_core())"
+    base = {k: v for k, v in os.environ.items() if k not in (*FIXED_ENVIRONMENT, "ICDA_KERNELS")}
+    proc = subprocess.run([sys.executable, "-c", script], env=base, capture_output=True, text=True, check=True)
+    core = proc.stdout.strip().splitlines()[-1]
+    warned = "torch or numpy was imported before icda" in proc.stderr
+    assert warned == (core != "Haswell"), (core, proc.stderr)
+
+
 def test_routed_matrix_products_compute_what_aten_does():
     """Every routed operator, overload, in-place and ``out=`` form, with ``alpha``/``beta`` and
     broadcast inputs, against a float64 reference; and autograd's gradients through them."""
