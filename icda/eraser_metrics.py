@@ -76,7 +76,7 @@ def prf(truth: Iterable[Span], pred: Iterable[Span]) -> dict[str, dict[str, floa
     micro_r = hits / len(truth) if truth else 0.0
     t_docs, p_docs = _by_document(truth), _by_document(pred)
     rows = []
-    for key in set(t_docs) | set(p_docs):
+    for key in sorted(set(t_docs) | set(p_docs)):  # in one order: a set's depends on PYTHONHASHSEED
         t, p = t_docs.get(key, set()), p_docs.get(key, set())
         prec = len(t & p) / len(p) if p else 0.0
         rec = len(t & p) / len(t) if t else 0.0

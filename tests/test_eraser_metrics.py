@@ -144,3 +144,26 @@ def test_score_results_on_eraser_records():
     assert classification["sufficiency_aopc_points"] == pytest.approx([0.05, 0.05])
     with pytest.raises(ValueError, match="annotation d1: thresholded_scores holds"):
         score_results(annotations, results, documents, [0.5], [0.1])
+
+
+def test_macro_scores_do_not_depend_on_the_string_hash_seed():
+    """The per-document rows are averaged in one order: a set of (annotation, document) keys
+    iterates in an order that changes with PYTHONHASHSEED, and so did the last bits of the mean."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = r"""
+import json, random
+from icda.eraser_metrics import Span, prf
+rng = random.Random(0)
+truth = [Span(f"a{d}", f"d{d}", i, i + 1) for d in range(300) for i in range(12) if rng.random() < 0.3]
+pred = [Span(f"a{d}", f"d{d}", i, i + 1) for d in range(300) for i in range(12) if rng.random() < 0.2]
+print(json.dumps(prf(truth, pred)["instance_macro"]))
+"""
+    outputs = {seed: subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                                    env=dict(os.environ, PYTHONHASHSEED=seed)).stdout
+               for seed in ("1", "2", "3", "4")}
+    assert len(set(outputs.values())) == 1, outputs
+    assert json.loads(outputs["1"])["p"] > 0
