@@ -17,7 +17,8 @@ sum, and the ICDA loop turns last bits into other selections (docs/reproducibili
   matrix products run on SSE2 alone, about 4 times slower than MKL's AVX-512 ones, which is
   why the products are routed (docs/reproducibility.md: cost);
 * ``OMP_NUM_THREADS=1``: one intra-op thread unless a command's ``--threads`` asks for more
-  (``train_threads``: then the thread count is part of the configuration);
+  (``train_threads``: then the thread count is part of the configuration; the matrix products
+  stay on one OpenBLAS thread);
 * oneDNN off (``torch.backends.mkldnn.enabled = False``).
 
 The environment variables must be set before torch computes anything (ATen and MKL read them
