@@ -131,7 +131,8 @@ def route_matrix_products(torch) -> None:
     every matrix product (forward and backward; autograd's formulas call these operators) runs on
     the BLAS numpy loaded: OpenBLAS on its Haswell kernels on the fixed path, whose results do not
     depend on the CPU. ``addmm``-like operators compute ``beta * input + alpha * (a @ b)`` (``beta``
-    0: ``input`` ignored). Idempotent.
+    0: ``input`` ignored). Idempotent. The replaced kernels raise ``RuntimeError`` on operands of
+    the wrong number of dimensions or of shapes that cannot be multiplied, as ATen's do.
 
     Args:
         torch: the imported ``torch`` module.
@@ -143,10 +144,17 @@ def route_matrix_products(torch) -> None:
     def array(t):
         return t.detach().resolve_conj().resolve_neg().numpy()
 
-    def product(a, b, dot=False):
-        if a.dtype == torch.bfloat16:  # numpy has no bfloat16: products in float32, as ATen's
-            return product(a.float(), b.float(), dot).to(torch.bfloat16)
-        out = np.asarray(np.dot(array(a), array(b)) if dot else np.matmul(array(a), array(b)))
+    def product(a, b, dims, dot=False):
+        """a @ b, where a and b have ``dims`` dimensions (ATen's checks, which the kernels held)."""
+        shapes = f"{'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))}"
+        if (a.dim(), b.dim()) != dims:
+            raise RuntimeError(f"expected tensors of {dims[0]} and {dims[1]} dimensions, got {shapes}")
+        if a.dtype in (torch.bfloat16, torch.float16):  # accumulated in float32, as ATen's (numpy has no bf16)
+            return product(a.float(), b.float(), dims, dot).to(a.dtype)
+        try:
+            out = np.asarray(np.dot(array(a), array(b)) if dot else np.matmul(array(a), array(b)))
+        except ValueError as error:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({shapes})") from error
         return torch.from_numpy(out if out.flags.c_contiguous else np.ascontiguousarray(out))
 
     def scaled(r, input, beta, alpha):
@@ -160,12 +168,12 @@ def route_matrix_products(torch) -> None:
         return out.resize_(r.shape).copy_(r)
 
     kernels = {
-        "mm": lambda a, b: product(a, b),
-        "bmm": lambda a, b: product(a, b),
-        "dot": lambda a, b: product(a, b, dot=True),
-        "addmm": lambda input, a, b, *, beta=1, alpha=1: scaled(product(a, b), input, beta, alpha),
-        "baddbmm": lambda input, a, b, *, beta=1, alpha=1: scaled(product(a, b), input, beta, alpha),
-        "addmv": lambda input, a, v, *, beta=1, alpha=1: scaled(product(a, v), input, beta, alpha),
+        "mm": lambda a, b: product(a, b, (2, 2)),
+        "bmm": lambda a, b: product(a, b, (3, 3)),
+        "dot": lambda a, b: product(a, b, (1, 1), dot=True),
+        "addmm": lambda input, a, b, *, beta=1, alpha=1: scaled(product(a, b, (2, 2)), input, beta, alpha),
+        "baddbmm": lambda input, a, b, *, beta=1, alpha=1: scaled(product(a, b, (3, 3)), input, beta, alpha),
+        "addmv": lambda input, a, v, *, beta=1, alpha=1: scaled(product(a, v, (2, 1)), input, beta, alpha),
     }
     library = torch.library.Library("aten", "IMPL")
     for name in ROUTED_OPERATORS:

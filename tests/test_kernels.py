@@ -144,7 +144,12 @@ def test_routed_matrix_products_compute_what_aten_does():
     close(z.clone().baddbmm_(x, y), Z + X @ Y)
     assert torch.equal(torch.ones(2, 3, dtype=torch.long) @ torch.ones(3, 2, dtype=torch.long),
                        torch.full((2, 2), 3))
-    assert (a.bfloat16() @ b.bfloat16()).dtype == torch.bfloat16
+    for half in (torch.bfloat16, torch.float16):
+        assert (a.to(half) @ b.to(half)).dtype == half
+    with pytest.raises(RuntimeError, match=r"shapes cannot be multiplied \(5x3 and 5x3\)"):
+        torch.mm(a, a)
+    with pytest.raises(RuntimeError, match="expected tensors of 3 and 3 dimensions, got 5x3 and 3x4"):
+        torch.bmm(a, b)
     linear = torch.nn.Linear(3, 4).double()
     assert torch.autograd.gradcheck(lambda t: linear(t).tanh() @ linear.weight, (X[0].requires_grad_(),))
 
