@@ -1,4 +1,4 @@
-"""The CPU kernel path: the same float results on every x86-64 CPU with AVX2, Intel or AMD.
+"""The CPU kernel path: the same float results on every x86-64 CPU with AVX2 and FMA, Intel or AMD.
 
 PyTorch picks its float kernels by CPU: ATen's vectorised kernels by instruction set (AVX2 or
 AVX-512), MKL's BLAS by CPU and vendor, oneDNN's by instruction set and cache sizes, and the
