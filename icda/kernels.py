@@ -144,17 +144,19 @@ def route_matrix_products(torch) -> None:
     def array(t):
         return t.detach().resolve_conj().resolve_neg().numpy()
 
+    def shapes(a, b):  # for error messages only: a product's hot path formats nothing
+        return f"{'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))}"
+
     def product(a, b, dims, dot=False):
         """a @ b, where a and b have ``dims`` dimensions (ATen's checks, which the kernels held)."""
-        shapes = f"{'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))}"
         if (a.dim(), b.dim()) != dims:
-            raise RuntimeError(f"expected tensors of {dims[0]} and {dims[1]} dimensions, got {shapes}")
+            raise RuntimeError(f"expected tensors of {dims[0]} and {dims[1]} dimensions, got {shapes(a, b)}")
         if a.dtype in (torch.bfloat16, torch.float16):  # accumulated in float32, as ATen's (numpy has no bf16)
             return product(a.float(), b.float(), dims, dot).to(a.dtype)
         try:
             out = np.asarray(np.dot(array(a), array(b)) if dot else np.matmul(array(a), array(b)))
         except ValueError as error:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({shapes})") from error
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({shapes(a, b)})") from error
         return torch.from_numpy(out if out.flags.c_contiguous else np.ascontiguousarray(out))
 
     def scaled(r, input, beta, alpha):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from icda.kernels import FIXED_ENVIRONMENT, kernel_path
+from icda.kernels import FIXED_ENVIRONMENT, cpu_flags, kernel_path
 
 #: a few training steps of the rationale network and a BERT forward pass; prints their digest
 WORKLOAD = r"""
@@ -49,14 +49,11 @@ def _run(**env) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _has_avx2() -> bool:
-    try:
-        return " avx2 " in f" {open('/proc/cpuinfo', encoding='utf-8').read().replace(chr(10), ' ')} "
-    except OSError:
-        return False
+#: the fixed path's kernels run on this CPU: ATen's AVX2 ones and OpenBLAS's Haswell ones (AVX2, FMA)
+FIXED_KERNELS_RUN_HERE = {"avx2", "fma"} <= cpu_flags()
 
 
-@pytest.mark.skipif(not _has_avx2(), reason="the fixed path is defined for x86-64 CPUs with AVX2")
+@pytest.mark.skipif(not FIXED_KERNELS_RUN_HERE, reason="the fixed path is defined for x86-64 CPUs with AVX2 and FMA")
 def test_fixed_path_gives_the_same_bits_whatever_kernels_the_environment_asks_for():
     environments = [{}, {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "AVX512", "OMP_NUM_THREADS": "2",
                          "OPENBLAS_CORETYPE": "Sandybridge", "OPENBLAS_NUM_THREADS": "2"},
@@ -67,7 +64,7 @@ def test_fixed_path_gives_the_same_bits_whatever_kernels_the_environment_asks_fo
                for r in results)
 
 
-@pytest.mark.skipif(not _has_avx2(), reason="needs ATen's AVX2 kernels to compare with the generic ones")
+@pytest.mark.skipif("avx2" not in cpu_flags(), reason="needs ATen's AVX2 kernels to compare with the generic ones")
 def test_the_workload_does_tell_kernel_paths_apart():
     """Without the fixed path, ATen's generic and AVX2 kernels give other bits on this workload:
     the test above would see a path that leaked through."""
@@ -76,7 +73,7 @@ def test_the_workload_does_tell_kernel_paths_apart():
     assert generic["capability"] == "DEFAULT" and generic["digest"] != avx2["digest"]
 
 
-@pytest.mark.skipif(not _has_avx2(), reason="needs OpenBLAS's Haswell kernels to compare with others")
+@pytest.mark.skipif(not FIXED_KERNELS_RUN_HERE, reason="needs OpenBLAS's Haswell kernels to compare with others")
 def test_the_workload_does_tell_openblas_kernels_apart():
     """The routed matrix products are OpenBLAS's: on other OpenBLAS kernels (which the fixed path
     overrides; set by hand here, on the native path) they give other bits, so the test above would
