@@ -249,7 +249,9 @@ class IcdaSettings:
     iteration 1, the candidate that agrees most with the other fresh candidates;
     :func:`icda.model_selection.choose`). ``pool_source``: whose rationales the pools and swaps
     take, ``"chosen"`` (the chosen selector's, the paper) or ``"vote"`` (the fresh candidates'
-    majority vote, :func:`icda.steps.pools.make_pools`). Departures: docs/departures.md.
+    majority vote, :func:`icda.steps.pools.make_pools`). ``warm_start``: from iteration 1, also
+    train a candidate initialised with the previous iteration's chosen selector (the paper); off,
+    every candidate is fresh (``stop_rule`` ``"paper"`` needs it). Departures: docs/departures.md.
     """
 
     pool_fraction: float = 0.10
@@ -267,6 +269,7 @@ class IcdaSettings:
     delta_a_gate: bool = False
     candidate_choice: str = "agreement"
     pool_source: str = "vote"
+    warm_start: bool = True
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:
         """``counterfactual_classes`` for C = ``n_classes`` classes, every class given (None when
@@ -307,6 +310,9 @@ class IcdaSettings:
             raise ConfigError(f"{where}.candidate_loss={self.candidate_loss!r}: use one of {list(CANDIDATE_LOSSES)}")
         if self.max_iters < 1:
             raise ConfigError(f"{where}.max_iters must be >= 1")
+        if self.stop_rule == "paper" and not self.warm_start:
+            raise ConfigError(f"{where}.stop_rule='paper' stops when the unimproved warm start wins, but "
+                              f"{where}.warm_start is off. Fix: set warm_start: true or stop_rule: rationales")
 
 
 @dataclass(frozen=True)

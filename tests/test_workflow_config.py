@@ -22,8 +22,8 @@ def _config(tmp_path):
         "encoder": {"max_sentences": 16},
         "model": {"d_model": 128},
         "train": {"lr": 0.001, "max_epochs": 20},
-        "icda": {"max_iters": 10},
-        "overrides": {"present": {"train": {"lr": 0.01}}},
+        "icda": {"max_iters": 10, "warm_start": True},
+        "overrides": {"present": {"train": {"lr": 0.01}, "icda": {"warm_start": False}}},
         "datasets": {
             "present": {"train": "present/train", "dev": "present/dev", "test": "present/test"},
             "absent": {"train": "absent/train", "dev": "absent/dev", "test": "absent/test",
@@ -115,9 +115,10 @@ def test_overrides_merge_into_one_section_only(tmp_path):
 
 def test_candidates_and_comp_grid(tmp_path):
     config = _config(tmp_path)
-    assert plan.candidates(config, 2, 0) == ["seed45", "seed46", "seed47"]
-    assert plan.candidates(config, 1, 3) == ["seed42", "seed43", "seed44", "warm"]
-    assert plan.candidate_seeds(config, 1, 1) == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
+    assert plan.candidates(config, 2, 0, "synthetic") == ["seed45", "seed46", "seed47"]
+    assert plan.candidates(config, 1, 3, "synthetic") == ["seed42", "seed43", "seed44", "warm"]
+    assert plan.candidate_seeds(config, 1, 1, "synthetic") == {"seed42": 42, "seed43": 43, "seed44": 44, "warm": 42}
+    assert plan.candidates(config, 1, 3, "present") == ["seed42", "seed43", "seed44"]  # icda.warm_start off
     assert plan.comp_grid(config, 1) == [
         {"lam": 0.5, "seed": 42}, {"lam": 0.5, "seed": 43}, {"lam": 1.0, "seed": 42}, {"lam": 1.0, "seed": 43}]
     with pytest.raises(ConfigError, match="run 3"):

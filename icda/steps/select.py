@@ -54,11 +54,11 @@ def select_iteration(
     ``dev.jsonl`` in ``data_dir``, the previous choice from its ``choice.json``.
 
     Raises:
-        ConfigError: ``iteration >= 1`` without ``warm_start`` and ``previous``.
+        ConfigError: ``iteration >= 1`` without ``previous``.
         DataError: a file is missing or malformed.
     """
-    if iteration >= 1 and (warm_start is None or previous is None):
-        raise ConfigError("select: iterations >= 1 need --warm-start and --previous")
+    if iteration >= 1 and previous is None:
+        raise ConfigError("select: iterations >= 1 need --previous (the previous iteration's choice.json)")
     documents = {split: read_split(data_dir, split) for split in ("train", "dev")}
     return select_folders(iteration, candidates, [d.label for d in documents["train"]], warm_start,
                           None if previous is None else Choice.read(previous), [d.label for d in documents["dev"]],
@@ -102,7 +102,7 @@ def register(sub) -> None:
                        description=command_doc(__doc__, 2))
     p.add_argument("--iteration", type=int, required=True, help="k (0 = MMI; COMP uses 0)")
     p.add_argument("--candidates", type=Path, nargs="+", required=True, help="fresh candidates' folders")
-    p.add_argument("--warm-start", type=Path, help="the warm-started candidate's folder (k >= 1)")
+    p.add_argument("--warm-start", type=Path, help="the warm-started candidate's folder (k >= 1, with icda.warm_start)")
     p.add_argument("--previous", type=Path, help="choice.json of iteration k-1 (k >= 1)")
     p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (train labels for ΔA)")
     p.add_argument("--candidate-loss", choices=CANDIDATE_LOSSES, default=CANDIDATE_LOSSES[0],

@@ -51,17 +51,23 @@ def run_seeds(config: dict, run: int | str) -> list[int]:
     return list(runs[r - 1])
 
 
-def candidate_seeds(config: dict, run: int | str, iteration: int | str) -> dict[str, int]:
-    """The candidates of one iteration, {folder name: training seed}: ``seed<s>`` per seed of the
-    run, plus from iteration 1 ``warm``, the warm start, which trains with the run's first seed."""
+def candidate_seeds(config: dict, run: int | str, iteration: int | str, dataset: str) -> dict[str, int]:
+    """The candidates of one iteration of ``dataset``, {folder name: training seed}: ``seed<s>``
+    per seed of the run, plus from iteration 1 ``warm``, the warm start, which trains with the
+    run's first seed (where the dataset's ``icda.warm_start`` is on)."""
     seeds = run_seeds(config, run)
     names = {f"seed{s}": s for s in seeds}
-    return names | ({"warm": seeds[0]} if int(iteration) >= 1 else {})
+    return names | ({"warm": seeds[0]} if int(iteration) >= 1 and warm_start(config, dataset) else {})
 
 
-def candidates(config: dict, run: int | str, iteration: int | str) -> list[str]:
+def candidates(config: dict, run: int | str, iteration: int | str, dataset: str) -> list[str]:
     """Candidate folder names of one iteration (:func:`candidate_seeds`), fresh seeds first."""
-    return list(candidate_seeds(config, run, iteration))
+    return list(candidate_seeds(config, run, iteration, dataset))
+
+
+def warm_start(config: dict, dataset: str) -> bool:
+    """Whether iterations k >= 1 of ``dataset`` train a warm start (``icda.warm_start``, overrides applied)."""
+    return bool(dataset_settings(config, dataset)["icda"]["warm_start"])
 
 
 def comp_grid(config: dict, run: int | str) -> list[dict[str, float | int]]:

@@ -178,7 +178,7 @@ def get_comp_grid(wildcards):
 
 def get_candidate_seeds(wildcards):
     """An iteration's candidates as NAME=SEED (a param: changed seeds rerun the job)."""
-    seeds = plan.candidate_seeds(config, wildcards.run, wildcards.k)
+    seeds = plan.candidate_seeds(config, wildcards.run, wildcards.k, wildcards.dataset)
     return " ".join(f"{name}={seed}" for name, seed in seeds.items())
 
 
@@ -220,17 +220,19 @@ def get_train_inputs(wc):
         previous = _iteration(wc, k - 1)
         inputs["pools"] = f"{ITER}/pools.json".format(**previous)
         inputs["augmented_dev"] = f"{ITER}/augmented/dev.jsonl".format(**previous)
-        inputs["previous_choice"] = f"{ITER}/choice.json".format(**previous)
-        inputs["previous_candidates"] = CANDIDATES.format(**previous)  # the warm start's weights
+        if plan.warm_start(config, wc.dataset):
+            inputs["previous_choice"] = f"{ITER}/choice.json".format(**previous)
+            inputs["previous_candidates"] = CANDIDATES.format(**previous)  # the warm start's weights
     return inputs
 
 
 def get_train_args(wc, input):
     """The iteration's candidates as NAME=SEED (``plan.candidate_seeds``), and from
-    iteration 1 on the augmented data and the warm start's initial weights."""
+    iteration 1 on the augmented data and (icda.warm_start) the warm start's initial weights."""
     args = [get_embeddings_arg(wc, input), "--candidates", get_candidate_seeds(wc)]
     if input.get("pools"):
         args.append(f"--pools {shlex.quote(input.pools)} --augmented-dev {shlex.quote(input.augmented_dev)}")
+    if input.get("previous_choice"):
         args.append(f"--warm-start warm --init {shlex.quote(input.previous_choice)}")
     return " ".join(args)
 
@@ -255,13 +257,15 @@ def get_select_inputs(wc):
 
 
 def get_select_args(wc, input):
-    """The fresh candidates' folders and, from iteration 1 on, the warm start's and the previous
-    choice."""
-    names = plan.candidates(config, wc.run, wc.k)
+    """The fresh candidates' folders and, from iteration 1 on, the previous choice and (icda.warm_start)
+    the warm start's folder."""
+    names = plan.candidates(config, wc.run, wc.k, wc.dataset)
     folder = lambda name: shlex.quote(os.path.join(input.candidates, name))
     args = "--candidates " + " ".join(folder(name) for name in names if name != "warm")
     if input.get("previous"):
-        args += f" --warm-start {folder('warm')} --previous {shlex.quote(input.previous)}"
+        args += f" --previous {shlex.quote(input.previous)}"
+    if "warm" in names:
+        args += f" --warm-start {folder('warm')}"
     return args
 
 
