@@ -450,3 +450,15 @@ def test_a_missing_or_corrupt_settings_file_is_named_with_the_fix(tmp_path, caps
     (tmp_path / "cut.json").write_text('{"model": {', encoding="utf-8")
     with pytest.raises(DataError, match="not valid JSON"):
         Settings.load(tmp_path / "cut.json")
+
+
+def test_paper_stop_rule_needs_the_warm_start():
+    """stop_rule paper stops when the unimproved warm start wins: without a warm start it could
+    never stop before max_iters, so the combination is refused with the fix."""
+    from icda.errors import ConfigError
+    from icda.settings import IcdaSettings
+
+    IcdaSettings(stop_rule="paper", warm_start=True).validate()
+    IcdaSettings(stop_rule="rationales", warm_start=False).validate()
+    with pytest.raises(ConfigError, match=r"icda.stop_rule='paper'.*warm_start is off\. Fix: set warm_start: true"):
+        IcdaSettings(stop_rule="paper", warm_start=False).validate()
