@@ -22,8 +22,12 @@ agreement.
 ``--first-seed`` starts the seed triples elsewhere (``--sets 10 --first-seed 72``: seeds 72–101);
 ``--report-only`` prints the tables of what has finished without running anything;
 ``--final-choice RULE`` reports ICDA as the iteration RULE takes, replayed from the signals each
-run recorded (the loop's course does not depend on it). Every number is read from the runs' own
-files (eval.json, choice.json, converge.json, pools.json, predictions.json).
+run recorded (the loop's course does not depend on it); ``--stop-delta-a X`` replays a stop
+threshold at least the runs' own (``icda.stop_delta_a``): a run ends at its first iteration
+k >= 1 whose ΔA is below X, which is ICDA (the loop's course up to there does not depend on X).
+``--split dev`` reports the dev split's precision instead of the test split's (datasets whose
+dev split has ground truth), where design choices are read. Every number is read from the runs'
+own files (eval.json, choice.json, converge.json, pools.json, predictions.json).
 """
 
 from __future__ import annotations
@@ -102,14 +106,17 @@ def _read(path: Path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def run_rows(out: Path, final_choice: str | None = None) -> list[dict]:
+def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | None = None,
+             split: str = "test") -> list[dict]:
     """One row per finished run (its last converge.json says stop): dataset, kernel path, seeds,
     test precision per iteration, the ICDA iteration and why, MMI, CDA, ICDA. The precision is
     eval.json's, or, where the evaluation job has not run yet, the same number from the test
     positions training recorded for the chosen candidate (predictions.json; the evaluation
     reads those too). ``final_choice``: take the ICDA iteration by this rule from the run's
     recorded signals (:func:`icda.model_selection.final_iteration`; the loop's course does not
-    depend on it) instead of the one the run took."""
+    depend on it) instead of the one the run took. ``stop_delta_a``: end each run at its first
+    iteration k >= 1 whose chosen selector's ΔA is below it, and take that iteration as ICDA.
+    ``split="dev"``: the chosen selectors' dev precision (benchmarks/loop_diagnostics.py)."""
     rows = []
     for path in PATHS:
         work = out / path
@@ -124,11 +131,22 @@ def run_rows(out: Path, final_choice: str | None = None) -> list[dict]:
                     break
             if not decisions or not decisions[-1]["stop"]:
                 continue  # not finished
-            curve = [100 * _test_precision(run, k) for k in range(len(decisions))]
             last = decisions[-1]
             k, why = last["final_iteration"], last.get("final_reason") or last["reason"]
+            if stop_delta_a is not None:
+                settled = [s["iteration"] for s in last["signals"]
+                           if s["iteration"] >= 1 and s["delta_A"] < stop_delta_a]
+                if settled and settled[0] < len(decisions) - 1:
+                    decisions, k = decisions[: settled[0] + 1], settled[0]
+                    why = f"replayed: ΔA {last['signals'][k]['delta_A']:.3f} < {stop_delta_a}"
+            if split == "dev":
+                from loop_diagnostics import run_rows as dev_rows
+
+                curve = [r["dev"] for r in dev_rows(run)][: len(decisions)]
+            else:
+                curve = [100 * _test_precision(run, k) for k in range(len(decisions))]
             if final_choice is not None:
-                k, why = final_iteration([Signals(**x) for x in last["signals"]], final_choice)
+                k, why = final_iteration([Signals(**x) for x in decisions[-1]["signals"]], final_choice)
             number = int(run.name.removeprefix("run"))
             rows.append({"dataset": run.parent.name, "path": path, "seeds": sets[number - 1], "run": number,
                          "curve": curve, "icda_iteration": k, "why": why,
@@ -167,8 +185,8 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def curves_table(rows: list[dict]) -> str:
-    lines = ["| dataset | path | seeds | test precision per iteration (ICDA in bold) | why |", "|---|---|---|---|---|"]
+def curves_table(rows: list[dict], split: str = "test") -> str:
+    lines = [f"| dataset | path | seeds | {split} precision per iteration (ICDA in bold) | why |", "|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["dataset"], r["seeds"])):
         cells = [f"**{v:.1f}**" if i == r["icda_iteration"] else f"{v:.1f}" for i, v in enumerate(r["curve"])]
         lines.append(f"| {r['dataset']} | {r['path']} | {r['seeds'][0]}–{r['seeds'][-1]} | {' → '.join(cells)} | {r['why']} |")
@@ -240,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dev", action="store_true", help="print the dev diagnostics of every run")
     parser.add_argument("--final-choice", choices=FINAL_CHOICES,
                         help="report ICDA as the iteration this rule takes (replayed from the runs' signals)")
+    parser.add_argument("--stop-delta-a", type=float,
+                        help="replay this stop threshold (at least the runs' own): ICDA = the first iteration >= 1 with ΔA below it")
+    parser.add_argument("--split", choices=["test", "dev"], default="test",
+                        help="the split whose precision is reported (dev: where design choices are read)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
@@ -248,20 +270,23 @@ def main(argv: list[str] | None = None) -> int:
                 wall, cpu = run_path(args.out, path, sets, args.datasets, args.configfile, args.cores)
                 print(f"[{path}] {len(sets)} seed sets: {wall / 60:.1f} min wall, {cpu / 60:.1f} CPU min "
                       "(Snakemake and its jobs, this invocation)", flush=True)
-    rows = run_rows(args.out, args.final_choice)
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    rows = run_rows(args.out, args.final_choice, args.stop_delta_a, args.split)
     if not rows:
         print("no finished run yet")
         return 1
-    write_csv(rows, args.out)
-    plot(rows, args.out)
+    if (args.final_choice, args.stop_delta_a, args.split) == (None, None, "test"):  # the runs as they ran
+        write_csv(rows, args.out)
+        plot(rows, args.out)
+    else:
+        print(f"replayed or read on {args.split}: runs.csv and curves.png are left as they are")
     print(table(rows))
     print()
-    print(curves_table(rows))
+    print(curves_table(rows, args.split))
     print()
     print("CPU minutes of the embedding and training jobs: " +
           ", ".join(f"{path} {minutes:.1f}" for path, minutes in cpu_minutes(args.out).items()))
     if args.dev:
-        sys.path.insert(0, str(REPO / "benchmarks"))
         from loop_diagnostics import diagnostics_table
 
         print()
