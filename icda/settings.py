@@ -250,8 +250,9 @@ class IcdaSettings:
     :func:`icda.model_selection.choose`). ``pool_source``: whose rationales the pools and swaps
     take, ``"chosen"`` (the chosen selector's, the paper) or ``"vote"`` (the fresh candidates'
     majority vote, :func:`icda.steps.pools.make_pools`). ``warm_start``: from iteration 1, also
-    train a candidate initialised with the previous iteration's chosen selector (the paper); off,
-    every candidate is fresh (``stop_rule`` ``"paper"`` needs it). Departures: docs/departures.md.
+    train a candidate initialised with the previous iteration's chosen selector (the paper); off
+    (the default, departure 26), every candidate is fresh (``stop_rule`` ``"paper"`` needs it).
+    Departures: docs/departures.md.
     """
 
     pool_fraction: float = 0.10
@@ -269,7 +270,7 @@ class IcdaSettings:
     delta_a_gate: bool = False
     candidate_choice: str = "agreement"
     pool_source: str = "vote"
-    warm_start: bool = True
+    warm_start: bool = False
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:
         """``counterfactual_classes`` for C = ``n_classes`` classes, every class given (None when
