@@ -1,7 +1,7 @@
 # One training job per (dataset, run, iteration): its candidates one after another in one
 # process (the dataset and torch are loaded once), each into its own folder: a fresh model per
-# seed, and from iteration 1 a warm start from the previous choice, trained on the previous
-# iteration's augmented data (counterfactuals re-drawn every epoch). COMP: one job per run trains
+# seed, and from iteration 1 (with icda.warm_start) a warm start from the previous choice, trained
+# on the previous iteration's augmented data (counterfactuals re-drawn every epoch). COMP: one job per run trains
 # its lambda x seed grid the same way.
 
 
