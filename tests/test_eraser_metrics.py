@@ -3,6 +3,7 @@ the comments (the definitions: ERASER's rationale_benchmark/metrics.py)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from icda.eraser_metrics import Span, aopc, faithfulness, iou_scores, prf, score_results, soft_scores, unit_prf
@@ -75,6 +76,19 @@ def test_soft_scores_auprc_average_precision_and_roc_auc():
     #   ROC AUC: the positive beats one of two negatives, 0.5.
     # document 3: one class only: AUPRC 1 (precision 1 everywhere), left out of AP and ROC AUC.
     close(got, {"auprc": (1 + 0.25 + 1) / 3, "average_precision": (1 + 0.5) / 2, "roc_auc_score": (1 + 0.5) / 2})
+
+
+def test_soft_scores_equal_scikit_learns_functions():
+    """Average precision and ROC AUC, computed from the curves soft_scores draws, are
+    scikit-learn's average_precision_score and roc_auc_score to the last bit (ties included)."""
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    rng = np.random.default_rng(0)
+    truth = [list(rng.random(n) < 0.3) + [True, False] for n in rng.integers(1, 60, 200)]
+    scores = [list(np.round(rng.random(len(t)), 1)) for t in truth]  # rounded: many ties
+    got = soft_scores(truth, scores)
+    assert got["average_precision"] == float(np.mean([average_precision_score(t, s) for t, s in zip(truth, scores)]))
+    assert got["roc_auc_score"] == float(np.mean([roc_auc_score(t, s) for t, s in zip(truth, scores)]))
 
 
 def test_soft_scores_without_two_class_documents():
