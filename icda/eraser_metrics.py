@@ -174,12 +174,12 @@ def soft_scores(truth: Sequence[Sequence[bool]], scores: Sequence[Sequence[float
     aucs, aps, rocs = [], [], []
     with sklearn.config_context(skip_parameter_validation=True):
         for t, s in zip(truth, scores):
-            t = [int(x) for x in t]
-            precision, recall, _ = precision_recall_curve(t, list(s))
+            t, s = [int(x) for x in t], list(s)
+            precision, recall, _ = precision_recall_curve(t, s)
             aucs.append(auc(recall, precision))
             if 0 < sum(t) < len(t):
                 aps.append(float(max(0.0, -np.sum(np.diff(recall) * precision[:-1]))))
-                fpr, tpr, _ = roc_curve(t, list(s))
+                fpr, tpr, _ = roc_curve(t, s)
                 rocs.append(auc(fpr, tpr))
     return {"auprc": float(np.mean(aucs)) if aucs else 0.0,
             "average_precision": float(np.mean(aps)) if aps else None,
