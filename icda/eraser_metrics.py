@@ -157,8 +157,8 @@ def soft_scores(truth: Sequence[Sequence[bool]], scores: Sequence[Sequence[float
         them for two classes, from the same curves: average precision is the step integral
         ``-Σ Δrecall · precision`` over the precision-recall curve already drawn for the AUPRC,
         ROC AUC ``auc`` over ``roc_curve``, with scikit-learn's argument checks off (a test holds
-        the numbers equal to the two functions'), which takes 2.5 times less time than calling
-        them per document: most of an ERASER scoring job's time was these calls.
+        the numbers equal to the two functions'): cheaper than calling them per document, which
+        took most of an ERASER scoring job's time (docs/results.md).
 
     Raises:
         ValueError: the two lists differ in length, or a document's truth and scores do.
