@@ -27,24 +27,31 @@ def snakemake(*args, cwd=REPO, check=True):
 
 
 #: what the tiny workflow's binary run must reproduce exactly (tests/fixtures/tiny_binary_pin.json,
-#: written by :func:`_binary_pin` from the code at commit bef4f15, before labels could take more
+#: written by :func:`_pin` from the code at commit bef4f15, before labels could take more
 #: than two classes): every evaluation's metrics and per-document selections, every choice's
-#: candidate scores, the pools, the stop decision, the table and the ICDA dataset
+#: candidate scores, the pools, the stop decision, the table and the ICDA dataset. It runs the
+#: paper's warm start (tests/fixtures/tiny_workflow.yaml).
 BINARY_PIN = REPO / "tests/fixtures/tiny_binary_pin.json"
+#: the same for the tiny three-class run (tests/fixtures/tiny_multiclass_pin.json, written by
+#: :func:`_pin` at commit 76f39c3 on the fixed kernel path): the default loop, no warm start,
+#: candidates chosen by agreement, pools from the fresh candidates' vote
+MULTICLASS_PIN = REPO / "tests/fixtures/tiny_multiclass_pin.json"
 
 
-def _binary_pin(results: Path) -> dict:
-    """The numbers and selections of a tiny workflow run (``results``) that :data:`BINARY_PIN` pins."""
-    run = results / "synthetic/run1"
-    table = (results / "tables/synthetic.csv").read_text().splitlines(keepends=True)
+def _pin(results: Path, dataset: str) -> dict:
+    """The numbers and selections of a tiny workflow run of ``dataset`` (``results``) that
+    :data:`BINARY_PIN` and :data:`MULTICLASS_PIN` pin (the table only where the run wrote it)."""
+    run = results / dataset / "run1"
     summary = json.loads((run / "summary.json").read_text())
     for it in summary["per_iteration"]:  # later copies of choice.json's, whose chosen name is pinned below
         for key in ("chosen", "warm_start", "chosen_because"):
             it.pop(key)
-    pin = {"table": "".join(line for line in table  # the methods' rows (the chance rows came later)
-                            if line.split(",")[0] in ("method", "COMP", "MMI", "CDA", "ICDA")),
-           "icda_dataset_sha256": hashlib.sha256((results / "synthetic/icda_dataset.jsonl").read_bytes()).hexdigest(),
+    pin = {"icda_dataset_sha256": hashlib.sha256((results / dataset / "icda_dataset.jsonl").read_bytes()).hexdigest(),
            "summary": summary}
+    table = results / f"tables/{dataset}.csv"
+    if table.exists():
+        pin["table"] = "".join(line for line in table.read_text().splitlines(keepends=True)  # the methods' rows
+                               if line.split(",")[0] in ("method", "COMP", "MMI", "CDA", "ICDA"))  # (chance rows came later)
     for step in sorted(p.name for p in run.iterdir() if p.is_dir()):
         evaluation = json.loads((run / step / "eval.json").read_text())
         choice = json.loads((run / step / "choice.json").read_text())
@@ -63,7 +70,7 @@ def _binary_pin(results: Path) -> dict:
 
 
 def same_pin(got, want, where: str = "pin") -> None:
-    """``got`` equals ``want`` (two :func:`_binary_pin` results): every selection, count, name,
+    """``got`` equals ``want`` (two :func:`_pin` results): every selection, count, name,
     table and digest exactly; a float only to a relative 1e-3. The losses are float32 sums whose
     order depends on the CPU's matrix kernels (the pin's machine and this one differ in their
     last digits, 1e-7 to 1e-4 relative, with the same selections)."""
@@ -333,7 +340,7 @@ def test_tiny_end_to_end_run(tmp_path):
 
     # a binary dataset gives exactly the selections, tables and datasets of the code before
     # multi-class, and its losses to float32 rounding (see same_pin)
-    same_pin(_binary_pin(results), json.loads(BINARY_PIN.read_text()))
+    same_pin(_pin(results, "synthetic"), json.loads(BINARY_PIN.read_text()))
 
     again = snakemake(*args, "-n")
     assert "Nothing to be done" in again.stdout + again.stderr
@@ -347,7 +354,7 @@ def test_tiny_end_to_end_run(tmp_path):
 
 @pytest.mark.slow
 def test_tiny_three_class_run_icda_reaches_the_target_aspect_where_mmi_takes_the_spurious_one(tmp_path):
-    """Three classes end to end: on synthetic data whose spurious aspect agrees with
+    """Three classes end to end, on the default loop (pinned): on synthetic data whose spurious aspect agrees with
     the label nearly as often as the target aspect, MMI selects the spurious aspect's sentence in
     a share of the test documents and ICDA selects the target aspect's; every counterfactual
     takes a class other than its source's, both other classes occur; precision is reported per
@@ -396,6 +403,8 @@ def test_tiny_three_class_run_icda_reaches_the_target_aspect_where_mmi_takes_the
     assert all(len(p["probabilities"]) == 3 for p in predicted)
     assert [p["positions"] for p in predicted] == icda["documents"]["positions"]
     assert [p["label"] for p in predicted] == icda["documents"]["predicted"]
+    # the default loop gives exactly the pinned selections, pools and ICDA dataset (see same_pin)
+    same_pin(_pin(tmp_path / "results", "synthetic3"), json.loads(MULTICLASS_PIN.read_text()))
 
 
 def _tiny_sweep(tmp_path) -> Path:
