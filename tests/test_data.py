@@ -19,7 +19,7 @@ from icda.steps.prepare import prepare_dataset
 from icda.steps.download import download
 from icda.data.dataset_spec import describe_missing, missing_files, validate_spec
 from icda.data.document import Document, read_documents
-from icda.data.cleaning import balance_classes, binarize_rating, deduplicate, drop_short, split_dev
+from icda.data.cleaning import balance_classes, binarize_rating, deduplicate, drop_short, split_dev, subsample
 from icda.data.readers import keyword_rationale, read_hotel_test, read_icda, read_jsonl
 from icda.data.sentences import SentenceSplitter
 from icda.data.synthetic import ASPECTS, SENTENCE_BANK, generate_synthetic
@@ -446,6 +446,35 @@ def test_prepare_dataset_carves_dev_when_dev_is_null(tmp_path):
     assert stats["dropped"]["train"]["carved_to_dev"] == 6
 
 
+def test_prepare_dataset_keeps_train_documents_stratified_after_carving_dev(tmp_path):
+    _toy_data(tmp_path / "data")
+    spec = _files_spec(dev=None, dev_fraction=0.5, train_documents=4)
+    stats = prepare_dataset("toy", spec, tmp_path / "data", tmp_path / "out")
+    train = read_documents(tmp_path / "out/train.jsonl")
+    assert Counter(d.label for d in train) == {0: 2, 1: 2}
+    assert stats["splits"]["dev"]["labels"] == {"0": 3, "1": 3}  # dev is carved from the whole split
+    assert stats["dropped"]["train"]["carved_to_dev"] == 6 and stats["dropped"]["train"]["subsampled"] == 2
+    full = read_documents(tmp_path / "out/dev.jsonl")
+    prepare_dataset("toy", _files_spec(dev=None, dev_fraction=0.5), tmp_path / "data", tmp_path / "all")
+    assert read_documents(tmp_path / "all/dev.jsonl") == full  # the same dev with and without the cut
+    assert set(train) < set(read_documents(tmp_path / "all/train.jsonl"))
+    with pytest.raises(DataError) as err:
+        prepare_dataset("toy", _files_spec(train_documents=13), tmp_path / "data", tmp_path / "out")
+    assert "train.txt" in str(err.value) and "has 12 documents" in str(err.value)
+    assert "datasets.toy.train_documents to at most 12" in str(err.value)
+    assert not (tmp_path / "out/stats.json").exists()
+
+
+def test_subsample_keeps_each_class_share_by_largest_remainder():
+    docs = [Document(id=f"d{i}", label=int(i >= 6), sentences=("x.",)) for i in range(9)]  # 6 of class 0, 3 of 1
+    kept = subsample(docs, 5, seed=0)  # quotas 3.33 and 1.67: class 1 has the larger remainder
+    assert Counter(d.label for d in kept) == {0: 3, 1: 2}
+    assert [d.id for d in kept] == sorted((d.id for d in kept), key=lambda i: int(i[1:]))  # input order
+    assert subsample(docs, 5, seed=0) == kept and subsample(docs, 9, seed=3) == docs
+    with pytest.raises(ValueError, match="cannot keep 10 of 9"):
+        subsample(docs, 10, seed=0)
+
+
 def test_prepare_dataset_synthetic(tmp_path):
     spec = {"source": "synthetic", "synthetic": {"n_train": 40, "n_dev": 10, "n_test": 10}, "seed": 3}
     stats = prepare_dataset("synthetic", spec, tmp_path, tmp_path / "out")
@@ -475,6 +504,8 @@ def test_prepare_dataset_missing_file_and_one_class(tmp_path):
         ({"keywords": "food"}, "datasets.toy.keywords:"),
         ({"dev_fraction": 0.2}, "datasets.toy.dev: give exactly one of dev and dev_fraction"),
         ({"dev": None}, "datasets.toy.dev: give exactly one"),
+        ({"train_documents": 0}, "datasets.toy.train_documents: 0 is not a positive integer"),
+        ({"train_documents": 1.5}, "datasets.toy.train_documents: 1.5 is not"),
         ({"train": None}, "datasets.toy.train: missing"),
         ({"test_format": "hotel"}, "datasets.toy.keywords: hotel test files"),
         ({"source": "synthetic"}, "datasets.toy.synthetic.n_train: missing"),

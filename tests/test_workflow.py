@@ -114,6 +114,7 @@ DOCUMENTED_RUNS = [
     *[([f"docs/sweep/round{r}/config.yaml"], "sweep", "rule sweep_train") for r in range(1, 7)],
     (["docs/sweep/synthetic_size/config.yaml"], "results/tables/summary.md", "results/synthetic_n500/data/stats.json"),
     (["docs/sweep/shortcut_strength/config.yaml"], "results/tables/summary.md", "results/verdict_095/data/stats.json"),
+    (["benchmarks/restaurant_1200.yaml"], "results/tables/summary.md", "results/restaurant_1200/data/stats.json"),
 ]
 
 

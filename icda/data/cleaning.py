@@ -1,5 +1,6 @@
 """Cleaning train/dev documents (paper appendix "Data Details"): deduplicate, drop short
-documents, balance the classes, binarise ratings, carve out a dev split.
+documents, balance the classes, binarise ratings, carve out a dev split, keep fewer training
+documents.
 
 "We modify all training and dev datasets by deduplifying, filtering all samples with less than
 five sentences, and balancing the classes"; beer ratings are binarised (>= 0.6 positive, <= 0.4
@@ -11,6 +12,7 @@ the same input and seed give the same output.
 from __future__ import annotations
 
 import logging
+import math
 from collections import Counter, defaultdict
 from typing import Sequence
 
@@ -137,3 +139,31 @@ def split_dev(docs: Sequence[Document], fraction: float, seed: int) -> tuple[lis
     log.info("split_dev: %d documents -> %d train, %d dev (fraction %.3g, stratified by label)",
              len(docs), len(train), len(dev), fraction)
     return train, dev
+
+
+def subsample(docs: Sequence[Document], n: int, seed: int) -> list[Document]:
+    """Keep ``n`` of ``docs``, stratified by label (the ``train_documents`` of a dataset spec).
+
+    Class c keeps its share ``n · n_c / N``, rounded down, and the documents left over go to the
+    classes with the largest remainders (ties to the lower label; label None counts as a class,
+    last); the choice within a class is seeded. The output keeps the input order.
+
+    Raises:
+        ValueError: ``n`` is not in [1, len(docs)].
+    """
+    if not 1 <= n <= len(docs):
+        raise ValueError(f"cannot keep {n} of {len(docs)} documents (need 1 <= n <= {len(docs)})")
+    by_class: dict[int | None, list[int]] = defaultdict(list)
+    for i, doc in enumerate(docs):
+        by_class[doc.label].append(i)
+    labels = sorted(by_class, key=lambda c: (c is None, c))
+    quota = {c: n * len(by_class[c]) / len(docs) for c in labels}
+    counts = {c: math.floor(quota[c]) for c in labels}
+    for c in sorted(labels, key=lambda c: counts[c] - quota[c])[: n - sum(counts.values())]:  # stable: ties by label
+        counts[c] += 1
+    rng = np.random.default_rng(seed)
+    keep: set[int] = set()
+    for c in labels:
+        keep.update(rng.choice(by_class[c], size=counts[c], replace=False).tolist())
+    log.info("subsample: kept %d of %d documents (stratified by label)", n, len(docs))
+    return [doc for i, doc in enumerate(docs) if i in keep]

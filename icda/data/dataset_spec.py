@@ -10,6 +10,9 @@ in :data:`SPEC_DEFAULTS`:
 * ``train``, ``dev``, ``test``: paths relative to ``data_dir``; ``dev`` may be null when
   ``dev_fraction`` is set (dev is then carved out of the prepared train split; this is how
   connectivity trains on a split of its dev file when the train file is unavailable).
+* ``train_documents``: keep only this many documents of the prepared train split (after dev is
+  carved), a seeded sample stratified by label (:func:`~icda.data.cleaning.subsample`): a
+  learning curve, or a large dataset cut to the size of a small one.
 * ``format`` (train/dev: ``"icda"``, ``"jsonl"`` or ``"eraser"``), ``test_format`` (``"icda"``,
   ``"hotel"``, ``"jsonl"`` or ``"eraser"``: an ERASER split file with ``docs/`` beside it,
   :func:`~icda.data.readers.read_eraser`); left out, a file named ``*.jsonl`` is read as JSONL and any other as ICDA
@@ -58,6 +61,7 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "keywords": None,
     "ratings": False,
     "dev_fraction": None,
+    "train_documents": None,
     "min_sentences": 5,
     "balance": True,
     "seed": 0,
@@ -141,6 +145,9 @@ def validate_spec(name: str, spec: dict) -> dict:
     df = out["dev_fraction"]
     if df is not None and (isinstance(df, bool) or not isinstance(df, (int, float)) or not 0 < df < 1):
         raise fail("dev_fraction", f"{df!r} is not a number in (0, 1)", "give e.g. 0.2, or null")
+    td = out["train_documents"]
+    if td is not None and (isinstance(td, bool) or not isinstance(td, int) or td < 1):
+        raise fail("train_documents", f"{td!r} is not a positive integer", "give e.g. 1200, or null for every document")
     for key, digits, example, how in (("md5", 32, "9bc6...", "`md5sum FILE`"),
                                       ("git_blob", 40, "b475...", "`git hash-object FILE`")):
         sums = out[key]

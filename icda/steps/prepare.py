@@ -23,7 +23,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from icda.data.cleaning import clean, split_dev
+from icda.data.cleaning import clean, split_dev, subsample
 from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, validate_spec
 from icda.data.dataset_spec_files import load_one_spec
 from icda.data.document import Document, write_split
@@ -88,7 +88,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
 
     Train and dev are deduplicated, documents with fewer than ``min_sentences`` sentences dropped
     and classes balanced (``balance``); when ``dev`` is null, dev is carved out of the prepared
-    train split (stratified, ``dev_fraction``). The test split is kept as read and must be able to
+    train split (stratified, ``dev_fraction``), and ``train_documents`` cuts the train split to a
+    stratified sample of that size. The test split is kept as read and must be able to
     measure rationale precision (:func:`check_test_split`). A ``source: llm`` dataset is read from
     ``responses`` (default: where ``generate`` writes it) and cleaned and split by
     :func:`icda.generate.postprocess.llm_splits`; its stats gain a ``generation`` section.
@@ -142,6 +143,15 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         prepared["train"], prepared["dev"] = split_dev(
             prepared["train"], spec["dev_fraction"], spec["seed"])
         dropped["train"]["carved_to_dev"] = len(prepared["dev"])
+    n_train = spec["train_documents"]
+    if n_train is not None:
+        if n_train > len(prepared["train"]):
+            raise DataError(inputs["train"], None,
+                            f"train_documents is {n_train}, but the prepared train split has "
+                            f"{len(prepared['train'])} documents",
+                            f"set datasets.{name}.train_documents to at most {len(prepared['train'])}, or null")
+        dropped["train"]["subsampled"] = len(prepared["train"]) - n_train
+        prepared["train"] = subsample(prepared["train"], n_train, spec["seed"])
     prepared["test"] = raw["test"]
 
     for split in ("train", "dev"):
