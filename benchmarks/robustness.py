@@ -25,6 +25,8 @@ agreement.
 run recorded (the loop's course does not depend on it); ``--stop-delta-a X`` replays a stop
 threshold at least the runs' own (``icda.stop_delta_a``): a run ends at its first iteration
 k >= 1 whose ΔA is below X, which is ICDA (the loop's course up to there does not depend on X).
+``--max-iters M`` replays a smaller ``icda.max_iters`` the same way (a run ends at iteration M
+at the latest).
 ``--split dev`` reports the dev split's precision instead of the test split's (datasets whose
 dev split has ground truth), where design choices are read. Every number is read from the runs'
 own files (eval.json, choice.json, converge.json, pools.json, predictions.json).
@@ -107,7 +109,7 @@ def _read(path: Path):
 
 
 def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | None = None,
-             split: str = "test") -> list[dict]:
+             split: str = "test", max_iters: int | None = None) -> list[dict]:
     """One row per finished run (its last converge.json says stop): dataset, kernel path, seeds,
     test precision per iteration, the ICDA iteration and why, MMI, CDA, ICDA. The precision is
     eval.json's, or, where the evaluation job has not run yet, the same number from the test
@@ -116,6 +118,7 @@ def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | N
     recorded signals (:func:`icda.model_selection.final_iteration`; the loop's course does not
     depend on it) instead of the one the run took. ``stop_delta_a``: end each run at its first
     iteration k >= 1 whose chosen selector's ΔA is below it, and take that iteration as ICDA.
+    ``max_iters``: end each run at that iteration at the latest (after ``stop_delta_a``).
     ``split="dev"``: the chosen selectors' dev precision (benchmarks/loop_diagnostics.py)."""
     rows = []
     for path in PATHS:
@@ -139,6 +142,8 @@ def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | N
                 if settled and settled[0] < len(decisions) - 1:
                     decisions, k = decisions[: settled[0] + 1], settled[0]
                     why = f"replayed: ΔA {last['signals'][k]['delta_A']:.3f} < {stop_delta_a}"
+            if max_iters is not None and len(decisions) - 1 > max_iters:
+                decisions, k, why = decisions[: max_iters + 1], max_iters, f"replayed: max_iters {max_iters}"
             if split == "dev":
                 from loop_diagnostics import run_rows as dev_rows
 
@@ -260,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="report ICDA as the iteration this rule takes (replayed from the runs' signals)")
     parser.add_argument("--stop-delta-a", type=float,
                         help="replay this stop threshold (at least the runs' own): ICDA = the first iteration >= 1 with ΔA below it")
+    parser.add_argument("--max-iters", type=int,
+                        help="replay this max_iters (at most the runs' own): a run ends at this iteration at the latest")
     parser.add_argument("--split", choices=["test", "dev"], default="test",
                         help="the split whose precision is reported (dev: where design choices are read)")
     args = parser.parse_args(argv)
@@ -271,11 +278,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[{path}] {len(sets)} seed sets: {wall / 60:.1f} min wall, {cpu / 60:.1f} CPU min "
                       "(Snakemake and its jobs, this invocation)", flush=True)
     sys.path.insert(0, str(REPO / "benchmarks"))
-    rows = run_rows(args.out, args.final_choice, args.stop_delta_a, args.split)
+    rows = run_rows(args.out, args.final_choice, args.stop_delta_a, args.split, args.max_iters)
     if not rows:
         print("no finished run yet")
         return 1
-    if (args.final_choice, args.stop_delta_a, args.split) == (None, None, "test"):  # the runs as they ran
+    if (args.final_choice, args.stop_delta_a, args.max_iters, args.split) == (None, None, None, "test"):  # as they ran
         write_csv(rows, args.out)
         plot(rows, args.out)
     else:
