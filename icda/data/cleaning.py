@@ -64,6 +64,14 @@ def drop_short(docs: Sequence[Document], min_sentences: int = 5) -> list[Documen
     return out
 
 
+def _indices_by_label(docs: Sequence[Document]) -> dict[int | None, list[int]]:
+    """{label: the positions of its documents in ``docs``}, labels in ascending order, None last."""
+    by_class: dict[int | None, list[int]] = defaultdict(list)
+    for i, doc in enumerate(docs):
+        by_class[doc.label].append(i)
+    return {c: by_class[c] for c in sorted(by_class, key=lambda c: (c is None, c))}
+
+
 def balance_classes(docs: Sequence[Document], seed: int) -> list[Document]:
     """Downsample every class to the size of the smallest class present.
 
@@ -75,17 +83,14 @@ def balance_classes(docs: Sequence[Document], seed: int) -> list[Document]:
     """
     if any(doc.label is None for doc in docs):
         raise ValueError("balance_classes needs labelled documents (found label None)")
-    by_class: dict[int, list[int]] = defaultdict(list)
-    for i, doc in enumerate(docs):
-        by_class[doc.label].append(i)
+    by_class = _indices_by_label(docs)
     if len(by_class) < 2:
         log.warning("balance_classes: only %d class present; nothing to balance", len(by_class))
         return list(docs)
     size = min(len(idx) for idx in by_class.values())
     rng = np.random.default_rng(seed)
     keep: set[int] = set()
-    for label in sorted(by_class):
-        idx = by_class[label]
+    for idx in by_class.values():
         keep.update(idx if len(idx) == size else rng.choice(idx, size=size, replace=False).tolist())
     out = [doc for i, doc in enumerate(docs) if i in keep]
     if len(out) < len(docs):
@@ -125,13 +130,9 @@ def split_dev(docs: Sequence[Document], fraction: float, seed: int) -> tuple[lis
     """
     if not 0.0 < fraction < 1.0:
         raise ValueError(f"dev fraction must be in (0, 1), got {fraction}")
-    by_class: dict[int | None, list[int]] = defaultdict(list)
-    for i, doc in enumerate(docs):
-        by_class[doc.label].append(i)
     rng = np.random.default_rng(seed)
     dev_idx: set[int] = set()
-    for label in sorted(by_class, key=lambda c: (c is None, c)):
-        idx = by_class[label]
+    for idx in _indices_by_label(docs).values():
         n_dev = min(max(round(fraction * len(idx)), 1), len(idx) - 1) if len(idx) >= 2 else 0
         dev_idx.update(rng.choice(idx, size=n_dev, replace=False).tolist())
     train = [doc for i, doc in enumerate(docs) if i not in dev_idx]
@@ -153,10 +154,8 @@ def subsample(docs: Sequence[Document], n: int, seed: int) -> list[Document]:
     """
     if not 1 <= n <= len(docs):
         raise ValueError(f"cannot keep {n} of {len(docs)} documents (need 1 <= n <= {len(docs)})")
-    by_class: dict[int | None, list[int]] = defaultdict(list)
-    for i, doc in enumerate(docs):
-        by_class[doc.label].append(i)
-    labels = sorted(by_class, key=lambda c: (c is None, c))
+    by_class = _indices_by_label(docs)
+    labels = list(by_class)
     quota = {c: n * len(by_class[c]) / len(docs) for c in labels}
     counts = {c: math.floor(quota[c]) for c in labels}
     for c in sorted(labels, key=lambda c: counts[c] - quota[c])[: n - sum(counts.values())]:  # stable: ties by label
