@@ -18,6 +18,11 @@ made on the others scores on the left-out dataset.
   or an ensemble of its candidates: ``vote``, ``mean_scores``, ``mean_scores_fresh``;
   ``benchmarks/final_selector.py``, which loads the candidates' models) minus the run's MMI dev
   precision. Criterion: that of ``final_choice``.
+- ``max_iters``: dev precision of ICDA when the run stops at ΔA < 0.1 or at iteration M, for M
+  in :data:`MAX_ITERS`, minus the run's MMI dev precision; replayed on runs that went to
+  iteration 10 without the stop rule (``icda: {max_iters: 10, stop_delta_a: 0}``). Criterion:
+  the highest worst-run gain, ties (within 0.1 point) to the higher mean gain, then to the
+  smaller M (docs/results.md, "More iterations on the full datasets").
 
     PYTHONPATH=. .venv/bin/python benchmarks/lodo.py RESULTS_DIR [RESULTS_DIR ...]
 
@@ -33,11 +38,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import final_selector  # noqa: E402
+import robustness  # noqa: E402
 from loop_diagnostics import run_rows  # noqa: E402
 
 from icda.model_selection import Signals, final_iteration  # noqa: E402
 
 FINAL_RULES = ("last", "agreement", "original_dev_loss", "delta_a")
+MAX_ITERS = (6, 8, 10)
 
 
 def runs_of(results: list[Path]) -> dict[str, list[Path]]:
@@ -93,18 +100,39 @@ def replay_final_selector(results: list[Path], table: dict[str, dict[str, list[f
                 m.setdefault(f"final_selector={rule}", []).append(row[rule] - row["mmi"])
 
 
+def replay_max_iters(results: list[Path], table: dict[str, dict[str, list[float]]]) -> None:
+    """Adds ``max_iters=<M>`` gains over MMI (dev precision points) to ``table``, from the runs of
+    ``results`` that ran to iteration 10 with the stop rule off."""
+    for root in results:
+        settings = sorted(root.glob("*/settings.json"))
+        if not settings or json.loads(settings[0].read_text())["icda"]["stop_delta_a"] != 0:
+            continue
+        for m in MAX_ITERS:
+            for row in robustness.run_rows(root.parents[1], stop_delta_a=0.1, split="dev", max_iters=m):
+                if Path(row["dir"]).parent.parent == root:
+                    table.setdefault(row["dataset"], {}).setdefault(f"max_iters={m}", []).append(row["ICDA"] - row["MMI"])
+
+
 def criterion(component: str, values: list[float]) -> tuple:
-    """Larger is better: final_choice by (worst, mean) gain, the others by mean."""
+    """Larger is better: final_choice, final_selector and max_iters by (worst, mean) gain, the
+    others by mean."""
+    if component == "max_iters":  # ties within 0.1 point, then the smaller M
+        return (round(min(values), 1), round(statistics.mean(values), 1))
     return (min(values), statistics.mean(values)) if component.startswith("final_") else (statistics.mean(values),)
+
+
+def rule_order(rule: str) -> float:
+    """The smaller ``max_iters`` first among equals; other components keep max()'s first."""
+    return float(rule.split("=")[1]) if rule.startswith("max_iters=") else 0.0
 
 
 def lodo(table: dict[str, dict[str, list[float]]]) -> str:
     lines = ["| component | left out | chosen on the others | its dev score on the left-out (mean; worst) | every rule there |",
              "|---|---|---|---|---|"]
     datasets = sorted(d for d in table if table[d])
-    for component in ("candidate_choice", "pool_source", "final_choice", "final_selector"):
+    for component in ("candidate_choice", "pool_source", "final_choice", "final_selector", "max_iters"):
         for left in datasets:
-            rules = sorted({k for d in datasets for k in table[d] if k.startswith(component + "=")})
+            rules = sorted({k for d in datasets for k in table[d] if k.startswith(component + "=")}, key=lambda r: (rule_order(r), r))
             others = [d for d in datasets if d != left]
 
             def score(rule):
@@ -113,7 +141,7 @@ def lodo(table: dict[str, dict[str, list[float]]]) -> str:
 
             if not rules or not table[left].get(rules[0]):
                 continue
-            best = max(rules, key=score)
+            best = max(rules, key=lambda r: (*score(r), -rule_order(r)))
             here = table[left][best]
             every = "; ".join(f"{r.split('=')[1]} {statistics.mean(table[left][r]):.1f}" for r in rules if table[left].get(r))
             lines.append(f"| {component} | {left} | {best.split('=')[1]} | {statistics.mean(here):.1f}; {min(here):.1f} | {every} |")
@@ -124,4 +152,5 @@ if __name__ == "__main__":
     roots = [Path(p) for p in sys.argv[1:]]
     table = replay(runs_of(roots))
     replay_final_selector(roots, table)
+    replay_max_iters(roots, table)
     print(lodo(table))
