@@ -59,10 +59,6 @@ class KeyDoc:
 
 
 def _type(schema: dict) -> str:
-    if "oneOf" in schema:
-        return " or ".join(_type(option) for option in schema["oneOf"])
-    if "const" in schema:
-        return f"`{schema['const']}`"
     if "enum" in schema:
         return " or ".join(f"`{v}`" for v in schema["enum"])
     kinds = schema.get("type", "any")

@@ -314,14 +314,11 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
                             f"({_value(best, final_choice):.4f})")
 
 
-def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = None,
-                train_documents: int | None = None) -> Decision:
+def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = None) -> Decision:
     """The stop rule after iteration k = ``choice.iteration`` (paper Algorithm 2; departures
     ``icda.stop_rule: rationales``, ``icda.stop_unchanged``; docs/sweep/stop_rule.md).
 
-    Both rules stop at the iteration limit (``icda.max_iters``, or for ``"auto"`` by
-    ``train_documents``, :meth:`icda.settings.IcdaSettings.iteration_limit`) and, with
-    ``stop_unchanged``, when the chosen selector
+    Both rules stop at ``icda.max_iters`` and, with ``stop_unchanged``, when the chosen selector
     of an iteration k >= 1 picks the same rationales as the previous one (ΔA = 0, converged).
     ``"paper"`` also stops when the warm start won with its best epoch the initial evaluation
     (epoch −1: training did not improve it); the last iteration is ICDA. ``"rationales"`` (the
@@ -332,14 +329,11 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     Args:
         previous: the decision of iteration k − 1 (its ``signals`` carry the run's history);
             None at k = 0.
-        train_documents: documents of the original training split (needed for ``max_iters: auto``).
 
     Raises:
         ValueError: k >= 1 without ``previous``, or ``previous`` is not iteration k − 1.
-        ConfigError: ``max_iters`` is ``"auto"`` and ``train_documents`` is None.
     """
     k, chosen = choice.iteration, choice.chosen
-    limit, why_limit = icda.iteration_limit(train_documents)
     if k >= 1 and (previous is None or previous.iteration != k - 1):
         raise ValueError(f"iteration {k}: the stop rule needs the decision of iteration {k - 1}")
     signals = ([] if previous is None else [Signals(**s) for s in previous.signals]) + [Signals.of(choice)]
@@ -358,13 +352,13 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     elif flat:
         what = "ΔA" if icda.patience_on == "delta_a" else "the original dev loss"
         reason = f"{what} reached no new minimum in {icda.stop_patience} iteration(s) (stop_patience)"
-    elif k >= limit:
-        reason = f"reached {why_limit} without convergence"
+    elif k >= icda.max_iters:
+        reason = f"reached max_iters={icda.max_iters} without convergence"
     else:
         reason = ("the warm start won but training improved it" if chosen.warm_start
                   else f"a fresh model won ({chosen.name})") + f"; iteration {k + 1} follows"
     converged = unimproved or unchanged or settled or flat
-    stop = converged or k >= limit
+    stop = converged or k >= icda.max_iters
     final = final_iteration(signals, "last" if icda.stop_rule == "paper" else icda.final_choice) if stop else None
     return Decision(iteration=k, stop=stop, converged=converged, reason=reason,
                     signals=[dataclasses.asdict(s) for s in signals],

@@ -223,12 +223,6 @@ CANDIDATE_CHOICES = ("loss", "agreement")
 POOL_SOURCES = ("chosen", "vote")
 #: ``icda.patience_on``: the signal ``icda.stop_patience`` watches (lower is better)
 PATIENCE_SIGNALS = ("original_dev_loss", "delta_a")
-#: ``icda.max_iters: auto`` (departure 27): the last iteration allowed is 10 on a training split of
-#: at most 2,000 documents and 6 on a larger one (docs/results.md, "More iterations on the full
-#: datasets": on dev the loop kept gaining to iteration 9 at 1,200 documents and levelled off from
-#: iteration 4-5 at 4,573).
-AUTO_MAX_ITERS_SMALL_DOCUMENTS = 2000
-AUTO_MAX_ITERS_SMALL, AUTO_MAX_ITERS_LARGE = 10, 6
 
 
 @dataclass(frozen=True)
@@ -238,8 +232,7 @@ class IcdaSettings:
     ``pool_fraction``: share of a class's most confident correct documents whose rationales
     form the counterfactual pool (paper: 10 %). ``pool_base``: ``"class"`` takes that share of the
     class's documents (the paper); ``"kept"`` takes it of the kept originals per class (the authors'
-    code, about 5 % of a class). ``max_iters``: the last iteration index allowed, or ``"auto"``
-    (:meth:`iteration_limit`: by the size of the training split).
+    code, about 5 % of a class). ``max_iters``: the last iteration index allowed.
     ``candidate_loss``: the loss that ranks an iteration's candidates from iteration 1 on,
     ``"augmented_dev"`` (the paper) or ``"original_dev"`` (:func:`icda.model_selection.select_candidate`).
     ``stop_unchanged``: also stop when the chosen selector's rationales did not change (ΔA = 0;
@@ -264,7 +257,7 @@ class IcdaSettings:
 
     pool_fraction: float = 0.10
     pool_base: str = "kept"
-    max_iters: int | str = "auto"
+    max_iters: int = 6
     dev_seed: int = 0
     candidate_loss: str = "original_dev"
     stop_unchanged: bool = False
@@ -278,29 +271,6 @@ class IcdaSettings:
     candidate_choice: str = "agreement"
     pool_source: str = "vote"
     warm_start: bool = False
-
-    def iteration_limit(self, train_documents: int | None) -> tuple[int, str]:
-        """The last iteration the loop may reach, and why: ``max_iters`` as set, or for ``"auto"``
-        :data:`AUTO_MAX_ITERS_SMALL` (10) on a training split of at most
-        :data:`AUTO_MAX_ITERS_SMALL_DOCUMENTS` (2,000) documents, :data:`AUTO_MAX_ITERS_LARGE` (6) on
-        a larger one (departure 27).
-
-        Args:
-            train_documents: documents of the original training split (None: not known).
-
-        Raises:
-            ConfigError: ``max_iters`` is ``"auto"`` and ``train_documents`` is None.
-        """
-        if self.max_iters != "auto":
-            return int(self.max_iters), f"max_iters={self.max_iters}"
-        if train_documents is None:
-            raise ConfigError("icda.max_iters is 'auto', which depends on the number of training documents, but "
-                              "none was given. Fix: pass the iteration's pools.json (its train split's size), "
-                              "or set icda.max_iters to a number")
-        small = train_documents <= AUTO_MAX_ITERS_SMALL_DOCUMENTS
-        limit = AUTO_MAX_ITERS_SMALL if small else AUTO_MAX_ITERS_LARGE
-        return limit, (f"max_iters=auto: {limit} for {train_documents} training documents "
-                       f"({'at most' if small else 'more than'} {AUTO_MAX_ITERS_SMALL_DOCUMENTS})")
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:
         """``counterfactual_classes`` for C = ``n_classes`` classes, every class given (None when
@@ -339,9 +309,8 @@ class IcdaSettings:
             raise ConfigError(f"{where}.pool_base={self.pool_base!r}: use 'class' or 'kept'")
         if self.candidate_loss not in CANDIDATE_LOSSES:
             raise ConfigError(f"{where}.candidate_loss={self.candidate_loss!r}: use one of {list(CANDIDATE_LOSSES)}")
-        if self.max_iters != "auto" and (isinstance(self.max_iters, bool) or not isinstance(self.max_iters, int)
-                                         or self.max_iters < 1):
-            raise ConfigError(f"{where}.max_iters={self.max_iters!r}: use an integer >= 1 or 'auto'")
+        if self.max_iters < 1:
+            raise ConfigError(f"{where}.max_iters must be >= 1")
         if self.stop_rule == "paper" and not self.warm_start:
             raise ConfigError(f"{where}.stop_rule='paper' stops when the unimproved warm start wins, but "
                               f"{where}.warm_start is off. Fix: set warm_start: true or stop_rule: rationales")

@@ -131,7 +131,7 @@ def _choice(**fields):
 PAPER_LOOP = {"stop_rule": "paper", "stop_delta_a": 0.0, "max_iters": 10}
 
 
-def _stop(choice, previous="auto", train_documents=None, **icda):
+def _stop(choice, previous="auto", **icda):
     """convergence() of ``choice`` under the paper's loop with ``icda`` over it, after a previous
     decision that recorded no signals (``previous="auto"``)."""
     from icda.records import Decision
@@ -139,7 +139,7 @@ def _stop(choice, previous="auto", train_documents=None, **icda):
 
     if previous == "auto":
         previous = Decision(iteration=choice.iteration - 1, stop=False, converged=False, reason="")
-    return convergence(choice, IcdaSettings(**(PAPER_LOOP | icda)), previous, train_documents)
+    return convergence(choice, IcdaSettings(**(PAPER_LOOP | icda)), previous)
 
 
 def test_stop_rule():
@@ -155,31 +155,6 @@ def test_stop_rule():
     assert "a fresh model won (seed42); iteration 4 follows" == _stop(fresh).reason
     with pytest.raises(ValueError, match="needs the decision of iteration 2"):
         _stop(fresh, previous=None)
-
-
-def test_auto_iteration_limit_follows_the_training_split_size():
-    """max_iters: auto allows iteration 10 on at most 2,000 training documents and 6 above
-    (departure 27); a number is used as set, whatever the size; auto without a size is refused
-    with the fix."""
-    from icda.errors import ConfigError
-    from icda.settings import IcdaSettings
-
-    rising = _choice(warm_start=False, name="seed42", best_epoch=4, delta_A=0.2)
-    at = {k: dataclasses.replace(rising, iteration=k) for k in (6, 10)}
-    small, large = 2000, 2001
-    assert not _stop(at[6], max_iters="auto", train_documents=small).stop
-    capped = _stop(at[10], max_iters="auto", train_documents=small)
-    assert capped.stop and not capped.converged
-    assert capped.reason == ("reached max_iters=auto: 10 for 2000 training documents (at most 2000) "
-                             "without convergence")
-    assert _stop(at[6], max_iters="auto", train_documents=large).reason == (
-        "reached max_iters=auto: 6 for 2001 training documents (more than 2000) without convergence")
-    assert _stop(at[6], max_iters=6, train_documents=small).stop  # a number wins over the size
-    with pytest.raises(ConfigError, match="Fix: pass the iteration's pools.json"):
-        _stop(at[6], max_iters="auto")
-    for bad in (0, "six", True, 2.5):
-        with pytest.raises(ConfigError, match="use an integer >= 1 or 'auto'"):
-            IcdaSettings(max_iters=bad).validate()
 
 
 def test_stop_when_the_rationales_did_not_change_is_an_option():

@@ -182,18 +182,6 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     decision = Decision.read(tmp_path / "converge.json")
     assert decision.stop and "max_iters=1" in decision.reason  # the global max_iters is 10
 
-    # max_iters: auto takes the training split's size from the iteration's pools.json (8 documents:
-    # iteration 10 at the latest), and without it names the fix
-    settings["icda"]["max_iters"] = "auto"
-    settings_path.write_text(json.dumps(settings))
-    config["overrides"]["present"]["icda"]["max_iters"] = "auto"
-    assert plan.max_iters(config, "present") == 10  # the DAG's bound: the larger limit
-    previous = ["--previous", str(tmp_path / "converge0.json")]
-    assert main([*converge, *previous]) == 2
-    assert main([*converge, *previous, "--pools", str(tmp_path / "pools.json")]) == 0
-    decision = Decision.read(tmp_path / "converge.json")
-    assert not decision.stop and decision.reason == "a fresh model won (seed42); iteration 2 follows"
-
 
 # ------------------------------------------------------------------ names that become files and folders
 

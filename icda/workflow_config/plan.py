@@ -4,7 +4,6 @@ iteration, the COMP grid, and the last iteration allowed."""
 from __future__ import annotations
 
 from icda.errors import ConfigError
-from icda.settings import AUTO_MAX_ITERS_LARGE, AUTO_MAX_ITERS_SMALL
 from icda.workflow_config.run_settings import dataset_settings
 
 
@@ -79,8 +78,5 @@ def comp_grid(config: dict, run: int | str) -> list[dict[str, float | int]]:
 
 
 def max_iters(config: dict, name: str) -> int:
-    """The last ICDA iteration any run of dataset ``name`` may reach (``icda.max_iters``,
-    overrides applied; for ``"auto"`` the larger of its two limits, the DAG's bound: each run's
-    converge step applies the one its training split's size calls for)."""
-    value = dataset_settings(config, name)["icda"]["max_iters"]
-    return max(AUTO_MAX_ITERS_SMALL, AUTO_MAX_ITERS_LARGE) if value == "auto" else int(value)
+    """The last ICDA iteration allowed for dataset ``name`` (``icda.max_iters``, overrides applied)."""
+    return int(dataset_settings(config, name)["icda"]["max_iters"])

@@ -238,11 +238,9 @@ def get_train_args(wc, input):
 
 
 def get_converge_inputs(wc):
-    """This iteration's choice, pools (the training split's size: ``max_iters: auto``) and
-    augmented set (the next iteration needs it), and from iteration 1 on the previous decision,
-    whose signals the stop rule reads."""
-    inputs = {"choice": f"{ITER}/choice.json", "settings": SETTINGS, "pools": f"{ITER}/pools.json",
-              "augmented": f"{ITER}/augmented/train.jsonl"}
+    """This iteration's choice (and augmented set: the next iteration needs it), and from
+    iteration 1 on the previous decision, whose signals the stop rule reads."""
+    inputs = {"choice": f"{ITER}/choice.json", "settings": SETTINGS, "augmented": f"{ITER}/augmented/train.jsonl"}
     inputs = {name: path.format(**_iteration(wc)) for name, path in inputs.items()}
     if int(wc.k) >= 1:
         inputs["previous"] = f"{ITER}/converge.json".format(**_iteration(wc, int(wc.k) - 1))

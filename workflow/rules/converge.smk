@@ -15,7 +15,7 @@ checkpoint converge:
         "../../environment.yml"
     shell:
         "python -m icda converge --choice {input.choice:q} {params.previous} --settings {input.settings:q}"
-        " --pools {input.pools:q} --out {output:q} > {log:q} 2>&1"
+        " --out {output:q} > {log:q} 2>&1"
 
 
 rule run_summary:
