@@ -107,10 +107,12 @@ def replay_max_iters(results: list[Path], table: dict[str, dict[str, list[float]
         settings = sorted(root.glob("*/settings.json"))
         if not settings or json.loads(settings[0].read_text())["icda"]["stop_delta_a"] != 0:
             continue
-        for m in MAX_ITERS:
-            for row in robustness.run_rows(root.parents[1], stop_delta_a=0.1, split="dev", max_iters=m):
-                if Path(row["dir"]).parent.parent == root:
-                    table.setdefault(row["dataset"], {}).setdefault(f"max_iters={m}", []).append(row["ICDA"] - row["MMI"])
+        # one replay at ΔA < 0.1; stopping at M as well takes iteration min(settled, M)
+        for row in robustness.run_rows(root.parents[1], stop_delta_a=0.1, split="dev"):
+            if Path(row["dir"]).parent.parent == root:
+                for m in MAX_ITERS:
+                    gain = row["curve"][min(row["icda_iteration"], m)] - row["MMI"]
+                    table.setdefault(row["dataset"], {}).setdefault(f"max_iters={m}", []).append(gain)
 
 
 def criterion(component: str, values: list[float]) -> tuple:
@@ -122,7 +124,7 @@ def criterion(component: str, values: list[float]) -> tuple:
 
 
 def rule_order(rule: str) -> float:
-    """The smaller ``max_iters`` first among equals; other components keep max()'s first."""
+    """Sort key: ``max_iters`` rules by M, so that max() takes the smaller M among equals."""
     return float(rule.split("=")[1]) if rule.startswith("max_iters=") else 0.0
 
 
@@ -141,7 +143,7 @@ def lodo(table: dict[str, dict[str, list[float]]]) -> str:
 
             if not rules or not table[left].get(rules[0]):
                 continue
-            best = max(rules, key=lambda r: (*score(r), -rule_order(r)))
+            best = max(rules, key=score)  # the first of equals: rules are in rule_order
             here = table[left][best]
             every = "; ".join(f"{r.split('=')[1]} {statistics.mean(table[left][r]):.1f}" for r in rules if table[left].get(r))
             lines.append(f"| {component} | {left} | {best.split('=')[1]} | {statistics.mean(here):.1f}; {min(here):.1f} | {every} |")
