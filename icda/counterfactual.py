@@ -102,6 +102,7 @@ def build_plan(
     pool_fraction: float = 0.10,
     pool_base: str = "class",
     targets: dict[int, list[int]] | None = None,
+    pool_min: int = 0,
 ) -> tuple[AugmentationPlan, dict]:
     """Kept originals and pools of one split (module docstring, step 1).
 
@@ -110,6 +111,8 @@ def build_plan(
         probabilities: the model's P(y=1) [N] (two classes) or class probabilities [N, C].
         positions: per document, the model's rationale positions.
         targets: the plan's :attr:`AugmentationPlan.targets` (None: every other class).
+        pool_min: a floor on a class's pool, in documents: at least min(``pool_min``, correct
+            documents of the class) of them, the most confident first (0: the share alone).
 
     Returns:
         (plan, stats) where stats records N, m, correct counts and pool sizes.
@@ -143,7 +146,7 @@ def build_plan(
     pools, pool_docs = {}, {}
     for c in classes:
         base = int((labels == c).sum()) if pool_base == "class" else m
-        size = min(correct[c], max(1, math.ceil(pool_fraction * base)))
+        size = min(correct[c], max(1, math.ceil(pool_fraction * base), pool_min))
         docs = order_by_class[c][:size]
         pool_docs[c] = len(docs)
         pools[c] = [(int(d), int(p)) for d in docs for p in positions[d]]
@@ -155,6 +158,7 @@ def build_plan(
         "pool_documents_per_class": {str(c): pool_docs[c] for c in classes},
         "pool_fraction": pool_fraction,
         "pool_base": pool_base,
+        "pool_min": pool_min,
     }
     return plan, stats
 

@@ -232,7 +232,8 @@ class IcdaSettings:
     ``pool_fraction``: share of a class's most confident correct documents whose rationales
     form the counterfactual pool (paper: 10 %). ``pool_base``: ``"class"`` takes that share of the
     class's documents (the paper); ``"kept"`` takes it of the kept originals per class (the authors'
-    code, about 5 % of a class). ``max_iters``: the last iteration index allowed.
+    code, about 5 % of a class). ``pool_min``: a floor on each class's training pool, in
+    documents (0: none; the dev pools keep the share alone). ``max_iters``: the last iteration index allowed.
     ``candidate_loss``: the loss that ranks an iteration's candidates from iteration 1 on,
     ``"augmented_dev"`` (the paper) or ``"original_dev"`` (:func:`icda.model_selection.select_candidate`).
     ``stop_unchanged``: also stop when the chosen selector's rationales did not change (ΔA = 0;
@@ -257,6 +258,7 @@ class IcdaSettings:
 
     pool_fraction: float = 0.10
     pool_base: str = "kept"
+    pool_min: int = 0
     max_iters: int = 6
     dev_seed: int = 0
     candidate_loss: str = "original_dev"
@@ -305,6 +307,8 @@ class IcdaSettings:
             raise ConfigError(f"{where}.stop_patience must be >= 1 or null, got {self.stop_patience}")
         if not 0 < self.pool_fraction <= 1:
             raise ConfigError(f"{where}.pool_fraction must lie in (0, 1]")
+        if self.pool_min < 0:
+            raise ConfigError(f"{where}.pool_min must be >= 0, got {self.pool_min}")
         if self.pool_base not in POOL_BASES:
             raise ConfigError(f"{where}.pool_base={self.pool_base!r}: use 'class' or 'kept'")
         if self.candidate_loss not in CANDIDATE_LOSSES:

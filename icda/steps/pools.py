@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 
 
 def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
-               targets: dict[int, list[int]] | None = None, pool_source: str = "chosen") -> Pools:
+               targets: dict[int, list[int]] | None = None, pool_source: str = "chosen",
+               pool_min: int = 0) -> Pools:
     """The pools step on files: :func:`~icda.counterfactual.build_plan` of the original train and dev splits (in
     ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
     plans' :attr:`~icda.records.AugmentationPlan.targets`).
@@ -34,7 +35,8 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     swapped slots) are the majority vote of the iteration's fresh candidates
     (:func:`~icda.model_selection.majority_vote`, ties to the chosen candidate's); which documents
     are correct, kept and most confident still follows the chosen candidate's class probabilities.
-    Independently trained selectors agree on the sentence that carries the label more often than on
+    ``pool_min`` is a floor on the training split's pools only (the dev counterfactuals, drawn once
+    to select epochs, keep the share). Independently trained selectors agree on the sentence that carries the label more often than on
     a spurious one, so the vote's pools hold fewer wrong sentences (docs/results.md, robustness).
 
     Raises:
@@ -54,7 +56,7 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
         if fresh:
             positions = majority_vote([getattr(p, split).positions for p in fresh], positions)
         plan, stats = build_plan([d.label for d in docs], predicted.class_probabilities, positions,
-                                 pool_fraction, pool_base, targets)
+                                 pool_fraction, pool_base, targets, pool_min if split == "train" else 0)
         splits[split] = SplitPools(stats=stats, plan=plan, pool_sentences={
             str(c): [docs[d].sentences[p] for d, p in refs] for c, refs in plan.pools.items()})
         log.info("%s: kept %d of %d, pool sizes %s", split, len(plan.kept), stats["n_documents"],
@@ -81,4 +83,4 @@ def run(args: argparse.Namespace) -> None:
     settings = Settings.load(args.settings)
     icda = settings.icda
     make_pools(args.choice, args.data_dir, icda.pool_fraction, icda.pool_base,
-               icda.counterfactual_targets(settings.model.n_classes), icda.pool_source).write(args.out)
+               icda.counterfactual_targets(settings.model.n_classes), icda.pool_source, icda.pool_min).write(args.out)
