@@ -99,6 +99,21 @@ def test_pools_keep_the_most_confident_correct_documents():
     assert len(plan_kept.pools[0]) == 1  # 20 % of m = 5
 
 
+def test_pool_min_floors_a_pool_at_the_most_confident_correct_documents():
+    labels = np.array([0] * 10 + [1] * 10)
+    prob = np.concatenate([np.linspace(0.05, 0.6, 10), np.linspace(0.95, 0.3, 10)])
+    selected = [[i % 3] for i in range(20)]
+    plan, stats = build_plan(labels, prob, selected, pool_fraction=0.2, pool_base="kept", pool_min=6)
+    # the share gives 1 document per class; the floor 6, but class 1 has only 7 correct, class 0 8
+    assert [d for d, _ in plan.pools[0]] == [0, 1, 2, 3, 4, 5]
+    assert [d for d, _ in plan.pools[1]] == [10, 11, 12, 13, 14, 15]
+    assert stats["pool_documents_per_class"] == {"0": 6, "1": 6} and stats["pool_min"] == 6
+    capped, _ = build_plan(labels, prob, selected, pool_fraction=0.2, pool_base="kept", pool_min=50)
+    assert [len(capped.pools[c]) for c in (0, 1)] == [8, 7]  # never a wrongly predicted document
+    unbound, _ = build_plan(labels, prob, selected, pool_fraction=0.2, pool_min=1)
+    assert unbound.pools == build_plan(labels, prob, selected, pool_fraction=0.2)[0].pools
+
+
 def test_pools_fail_clearly_when_a_class_is_never_right():
     with pytest.raises(IcdaError, match="correct predictions per class"):
         build_plan(np.array([0, 0, 1, 1]), np.array([0.9, 0.9, 0.9, 0.9]), [[0]] * 4)

@@ -147,7 +147,8 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     from icda.settings import Settings
 
     config = _config(tmp_path)
-    config["overrides"]["present"] = {"icda": {"max_iters": 1, "pool_fraction": 0.5, "pool_base": "class", "dev_seed": 7},
+    config["overrides"]["present"] = {"icda": {"max_iters": 1, "pool_fraction": 0.5, "pool_base": "class", "dev_seed": 7,
+                                               "pool_min": 3},
                                       "encoder": {"max_sentences": 3}}
     settings = run_settings.dataset_settings(config, "present")
     assert plan.max_iters(config, "present") == 1 and plan.max_iters(config, "synthetic") == 10
@@ -170,7 +171,10 @@ def test_icda_overrides_of_a_dataset_reach_every_step(tmp_path):
     common = ["--settings", str(settings_path), "--data-dir", str(data)]
     assert main(["pools", "--choice", str(tmp_path / "choice.json"), *common, "--out", str(tmp_path / "pools.json")]) == 0
     pools = Pools.read(tmp_path / "pools.json")
-    assert pools.train.stats["pool_fraction"] == 0.5 and pools.train.stats["pool_documents_per_class"] == {"0": 2, "1": 2}
+    assert pools.train.stats["pool_fraction"] == 0.5
+    # pool_min floors the training pools only: the dev counterfactuals keep the share
+    assert pools.train.stats["pool_documents_per_class"] == {"0": 3, "1": 3}
+    assert pools.dev.stats["pool_documents_per_class"] == {"0": 2, "1": 2}
     assert main(["augment", "--pools", str(tmp_path / "pools.json"), *common, "--out-dir", str(tmp_path / "aug")]) == 0
     written = [json.loads(line) for line in (tmp_path / "aug/train.jsonl").open()]
     assert written == augmented_documents(docs, pools.train.plan, 7)  # icda.dev_seed 7 of the override
