@@ -158,7 +158,6 @@ def build_plan(
         "pool_documents_per_class": {str(c): pool_docs[c] for c in classes},
         "pool_fraction": pool_fraction,
         "pool_base": pool_base,
-        "pool_min": pool_min,
     }
     return plan, stats
 
