@@ -115,6 +115,7 @@ DOCUMENTED_RUNS = [
     (["docs/sweep/synthetic_size/config.yaml"], "results/tables/summary.md", "results/synthetic_n500/data/stats.json"),
     (["docs/sweep/shortcut_strength/config.yaml"], "results/tables/summary.md", "results/verdict_095/data/stats.json"),
     (["benchmarks/restaurant_1200.yaml"], "results/tables/summary.md", "results/restaurant_1200/data/stats.json"),
+    (["benchmarks/location.yaml"], "results/tables/summary.md", "results/location/data/stats.json"),
 ]
 
 
