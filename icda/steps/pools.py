@@ -35,9 +35,10 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     swapped slots) are the majority vote of the iteration's fresh candidates
     (:func:`~icda.model_selection.majority_vote`, ties to the chosen candidate's); which documents
     are correct, kept and most confident still follows the chosen candidate's class probabilities.
-    ``pool_min`` is a floor on the training split's pools only (the dev counterfactuals, drawn once
-    to select epochs, keep the share). Independently trained selectors agree on the sentence that carries the label more often than on
+    Independently trained selectors agree on the sentence that carries the label more often than on
     a spurious one, so the vote's pools hold fewer wrong sentences (docs/results.md, robustness).
+    ``pool_min`` is a floor on the training split's pools only (the dev counterfactuals, drawn once
+    to select epochs, keep the share).
 
     Raises:
         DataError: a file is missing or malformed (among others, a prediction whose document count
