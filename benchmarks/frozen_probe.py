@@ -28,20 +28,23 @@ from sklearn.model_selection import GroupKFold
 
 from icda.data.document import read_split
 from icda.embed import EmbeddingCache
+from icda.metrics import rationale_metrics
 
 
-def probe_precision(vectors: np.ndarray, doc_of: np.ndarray, gold: np.ndarray, folds: int, c: float) -> float:
-    """Cross-validated precision of the probe's k = 1 picks. vectors [S, H] (one row per sentence
-    of the split's documents), doc_of [S] (its document), gold [S] (bool: a ground-truth
-    sentence). Raises ValueError when a training fold holds one class only."""
-    hits = []
+def probe_picks(vectors: np.ndarray, doc_of: np.ndarray, gold: np.ndarray, folds: int, c: float) -> list[list[int]]:
+    """Each document's k = 1 pick by a probe fitted on the other folds' documents: per document
+    (0 … D−1), [the row of its highest-scoring sentence, counted within the document].
+    vectors [S, H] (one row per sentence, documents in order), doc_of [S] (its document), gold [S]
+    (bool: a ground-truth sentence). Raises ValueError when a training fold holds one class only."""
+    first_row = np.searchsorted(doc_of, np.arange(doc_of.max() + 1))
+    picks: list[list[int]] = [[] for _ in first_row]
     for train, held in GroupKFold(n_splits=folds).split(vectors, gold, doc_of):
         probe = LogisticRegression(C=c, max_iter=2000).fit(vectors[train], gold[train])
         score = probe.decision_function(vectors[held])
         for doc in np.unique(doc_of[held]):
-            rows = np.flatnonzero(doc_of[held] == doc)
-            hits.append(gold[held][rows[np.argmax(score[rows])]])
-    return float(np.mean(hits))
+            mine = doc_of[held] == doc
+            picks[doc] = [int(held[mine][np.argmax(score[mine])] - first_row[doc])]
+    return picks
 
 
 def main() -> None:
@@ -65,9 +68,10 @@ def main() -> None:
         gold += [p in doc.rationale for p in range(len(sentences))]
     vectors = cache.vectors[rows].numpy()
     doc_of, gold = np.array(doc_of), np.array(gold)
-    random_pick = np.mean([len(d.rationale & set(range(len(d.sentences[:max_sentences]))))
-                           / len(d.sentences[:max_sentences]) for d in docs])
-    precision = probe_precision(vectors, doc_of, gold, args.folds, args.c)
+    n_sentences = [len(d.sentences[:max_sentences]) for d in docs]
+    random_pick = np.mean([len(d.rationale & set(range(n))) / n for d, n in zip(docs, n_sentences)])
+    picks = probe_picks(vectors, doc_of, gold, args.folds, args.c)
+    precision = rationale_metrics(picks, [d.rationale for d in docs], n_sentences)["precision"]
     print(f"{args.results.name} {args.split}: {len(docs)} annotated documents, {len(gold)} sentences "
           f"({gold.mean():.1%} ground truth)")
     print(f"| pick | precision % |\n|---|---|\n| random sentence | {100 * random_pick:.1f} |\n"
