@@ -36,8 +36,9 @@ class EncoderSettings:
         pooling: ``"cls"`` (last hidden state of [CLS]; the paper) or ``"mean"`` (mean of the
             last hidden states over the sentence's tokens, [CLS]/[SEP] included).
         max_tokens: wordpieces per sentence including [CLS] and [SEP] (>= 3); a longer sentence
-            keeps the first half and the last half of the budget (32 → [CLS] + 15 head, 15 tail
-            + [SEP], i.e. the first 16 and last 16 positions).
+            keeps the first half and the last half of the budget (32, the paper → [CLS] + 15
+            head, 15 tail + [SEP], i.e. the first 16 and last 16 positions; 128 by default, frozen
+            mode, departure 5).
         max_sentences: only the first ``max_sentences`` sentences of a document are encoded (40:
             every sentence of every offline dataset; the paper: 16, departure 25).
         batch_size: sentences per encoder forward pass when embedding (frozen mode).
@@ -48,7 +49,7 @@ class EncoderSettings:
 
     name: str = DEFAULT_ENCODER
     pooling: str = "mean"
-    max_tokens: int = 32
+    max_tokens: int = 128
     max_sentences: int = 40
     batch_size: int = 128
 
