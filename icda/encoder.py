@@ -5,7 +5,8 @@ Paper "Implementation" / "Network" appendix (docs/algorithm.md, step 2.1): a BER
 by the [CLS] state of the last layer (the paper) or by the mean of its token states (what
 sentence-transformers does for all-MiniLM-L6-v2). A sentence is cut to at most ``max_tokens``
 wordpieces; a longer one keeps the head and the tail of its wordpieces (paper: the first 16 and
-the last 16 of 32; frozen mode by default 128, departure 5). Only the first ``max_sentences`` sentences of a document are used (paper: 16).
+the last 16 of 32; frozen mode by default 128, departure 5). Only the first ``max_sentences``
+sentences of a document are used (paper: 16).
 """
 
 from __future__ import annotations
