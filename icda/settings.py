@@ -37,8 +37,8 @@ class EncoderSettings:
             last hidden states over the sentence's tokens, [CLS]/[SEP] included).
         max_tokens: wordpieces per sentence including [CLS] and [SEP] (>= 3); a longer sentence
             keeps the first half and the last half of the budget (32, the paper → [CLS] + 15
-            head, 15 tail + [SEP], i.e. the first 16 and last 16 positions; 128 by default, frozen
-            mode, departure 5).
+            head, 15 tail + [SEP], i.e. the first 16 and last 16 positions; 128 by default, for
+            frozen mode, departure 5: with ``model.finetune`` set 32, as config/paper.yaml does).
         max_sentences: only the first ``max_sentences`` sentences of a document are encoded (40:
             every sentence of every offline dataset; the paper: 16, departure 25).
         batch_size: sentences per encoder forward pass when embedding (frozen mode).
