@@ -1,8 +1,13 @@
-"""Errors raised on bad input: each names the file, the line (when there is one) and the fix."""
+"""Errors raised on bad input: each names the file, the line (when there is one) and the fix;
+and the secrets (API keys, URL passwords) kept out of messages, log lines and files (:func:`redact`)."""
 
 from __future__ import annotations
 
+import base64
+import logging
+import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 
 class IcdaError(Exception):
@@ -30,3 +35,75 @@ def rebuild_fix(path: str | Path, command: str) -> str:
     """The fix for a corrupt workflow file at ``path``, written by ``python -m icda <command>``."""
     return (f"delete it and rebuild it with `snakemake --cores 1 --forcerun {path}` (reruns the job "
             f"that writes it and every job after it), or rerun `python -m icda {command}`")
+
+
+# --------------------------------------------------------------------------- secrets
+
+#: what a secret is replaced with in log lines, error messages and recorded files
+REDACTED = "***"
+#: the secrets met so far (API keys, the user-info of URLs and the forms clients send them in)
+_SECRETS: set[str] = set()
+#: the user-info of a URL: ``scheme://user:password@`` (kept: the scheme and the ``@``)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#@\s]+@")
+#: secrets shorter than this are not replaced on their own (``a`` would garble every line); a URL's
+#: user-info is replaced whatever its length
+MIN_SECRET = 4
+
+
+def add_secret(value: str | None) -> None:
+    """Redact ``value`` (an API key) from what :func:`redact` and :class:`RedactingFilter` see."""
+    if value and len(value) >= MIN_SECRET:
+        _SECRETS.add(value)
+
+
+def add_url_secrets(url: str | None) -> None:
+    """Redact the user-info of ``url`` (``http://user:password@host/``): as written, decoded
+    (``%40`` → ``@``), the password alone, and base64 of ``user:password`` as HTTP basic
+    authentication sends it."""
+    if not url:
+        return
+    netloc = urlsplit(url).netloc
+    if "@" not in netloc:
+        return
+    userinfo = netloc.rpartition("@")[0]
+    user, _, password = userinfo.partition(":")
+    plain = f"{unquote(user)}:{unquote(password)}"
+    for secret in (userinfo, unquote(userinfo), password, unquote(password), plain,
+                   base64.b64encode(plain.encode("utf-8")).decode("ascii")):
+        add_secret(secret)
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret of :func:`add_secret` and :func:`add_url_secrets`, and the
+    user-info of every URL, replaced by :data:`REDACTED`."""
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return _USERINFO.sub(rf"\g<1>{REDACTED}@", text)
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that :func:`redact` s each record's message (and traceback)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        return True
+
+
+_FILTER = RedactingFilter()
+
+
+def redact_logs(*names: str) -> None:
+    """Redact the records of the loggers ``names`` and their children (those that exist now), and
+    of every handler of the root logger (idempotent)."""
+    loggers = [logging.getLogger(name) for name in names]
+    loggers += [logger for key, logger in list(logging.root.manager.loggerDict.items())
+                if isinstance(logger, logging.Logger) and key.split(".")[0] in names]
+    for target in [*loggers, *logging.getLogger().handlers]:
+        target.addFilter(_FILTER)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 
-from icda.errors import ConfigError
+from icda.errors import ConfigError, add_secret, add_url_secrets, redact, redact_logs
 from icda.generate.records import Request
 from icda.data.llm_spec import Backend, Sampling
 
@@ -23,6 +23,10 @@ class OpenAIBackend:
     as ``seed`` (honoured by vLLM and llama.cpp; others may ignore it). The client's own retries
     are off: the runner retries, so every failed attempt is recorded.
 
+    The key's value and the user-info of ``base_url`` (``http://user:password@host/``) are
+    secrets: every log line (this package's, the client's and httpx's), error message and
+    recorded response shows ``***`` in their place (:func:`icda.errors.redact`).
+
     Raises:
         ConfigError: ``api_key_env`` names a variable that is not set.
     """
@@ -30,6 +34,7 @@ class OpenAIBackend:
     def __init__(self, backend: Backend):
         from openai import OpenAI
 
+        add_url_secrets(backend.base_url)
         key = "not-needed"  # local servers take any key; the client insists on one
         if backend.api_key_env:
             key = os.environ.get(backend.api_key_env, "")
@@ -38,7 +43,10 @@ class OpenAIBackend:
                                   f"{backend.api_key_env} is not set. Fix: `export "
                                   f"{backend.api_key_env}=...` before running, or set api_key_env: "
                                   "null for a server that needs no key")
-            log.info("sending the value of $%s as the API key to %s", backend.api_key_env, backend.base_url)
+            add_secret(key)
+        redact_logs("icda", "openai", "httpx", "httpx2", "httpcore")
+        if backend.api_key_env:
+            log.info("sending the value of $%s as the API key to %s", backend.api_key_env, redact(backend.base_url))
         self.model = backend.model
         self.concurrency = backend.concurrency
         self.client = OpenAI(base_url=backend.base_url, api_key=key, timeout=backend.timeout, max_retries=0)
@@ -56,17 +64,18 @@ class OpenAIBackend:
         try:
             answer = self.client.models.with_raw_response.list()
         except openai.APIConnectionError as exc:
-            raise ConfigError(f"llm.backend.base_url: cannot reach {self.client.base_url} ({exc}). "
-                              "Fix: start the server (e.g. `vllm serve MODEL --port 8000`) or "
-                              "correct base_url") from exc
+            raise ConfigError(redact(f"llm.backend.base_url: cannot reach {self.client.base_url} ({exc}). "
+                                     "Fix: start the server (e.g. `vllm serve MODEL --port 8000`) or "
+                                     "correct base_url")) from None
         except openai.APIError as exc:
-            log.info("server check: %s answered %s; going on", self.client.base_url, type(exc).__name__)
+            log.info("server check: %s answered %s; going on", redact(str(self.client.base_url)), type(exc).__name__)
             return
         kind = answer.headers.get("content-type", "")
         if "json" not in kind:
-            raise ConfigError(f"llm.backend.base_url: {answer.http_request.url} answers with {kind or 'no type'} "
-                              f"({answer.http_response.text[:60]!r}), not the JSON of an OpenAI-compatible "
-                              "API. Fix: give the API's root, e.g. http://localhost:8000/v1")
+            raise ConfigError(redact(f"llm.backend.base_url: {answer.http_request.url} answers with "
+                                     f"{kind or 'no type'} ({answer.http_response.text[:60]!r}), not the JSON "
+                                     "of an OpenAI-compatible API. Fix: give the API's root, e.g. "
+                                     "http://localhost:8000/v1"))
 
     def complete(self, request: Request, sampling: Sampling) -> str:
         reply = self.client.chat.completions.create(

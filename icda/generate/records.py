@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
-from icda.errors import DataError
+from icda.errors import DataError, redact
 from icda.io import read_jsonl, write_jsonl
 
 REGENERATE = "regenerate it with `python -m icda generate` (cached answers are reused)"
@@ -124,8 +124,11 @@ class ResponseCache:
         return out
 
     def append(self, response: Response) -> None:
-        """Record one attempt: one line, flushed and synced to disk before returning."""
-        line = json.dumps(response.to_json(), ensure_ascii=False) + "\n"
+        """Record one attempt: one line, flushed and synced to disk before returning; a secret
+        (:func:`icda.errors.redact`) in its text or error is written as ``***``."""
+        record = response.to_json()
+        record.update({key: redact(record[key]) for key in ("text", "error") if isinstance(record[key], str)})
+        line = json.dumps(record, ensure_ascii=False) + "\n"
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as fh:
