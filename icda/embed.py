@@ -50,13 +50,15 @@ def cache_key(settings: EncoderSettings, sentences: Iterable[str], encoder_finge
     Covers the encoder name as configured and ``encoder_fingerprint`` (see
     :func:`icda.encoder.encoder_fingerprint`: configuration, tokenizer and weights content, so a
     moved checkout keeps its caches and changed weights at the same path invalidate them),
-    ``pooling``, ``max_tokens``, the CPU kernel path (:func:`icda.kernels.kernel_id`: another
+    ``pooling``, ``max_tokens``, ``layers``, the CPU kernel path (:func:`icda.kernels.kernel_id`: another
     path gives other last bits) and the sentence texts in order. ``max_sentences`` acts through
     the sentence list; ``batch_size`` does not change the vectors and is left out.
     """
     h = hashlib.sha256()
     head = {"format": CACHE_FORMAT, "encoder": settings.name, "fingerprint": encoder_fingerprint,
             "pooling": settings.pooling, "max_tokens": settings.max_tokens, "kernels": kernel_id()}
+    if settings.layers != 1:  # (keys of the one-layer read-out stay as before)
+        head["layers"] = settings.layers
     h.update(json.dumps(head, sort_keys=True).encode() + b"\n")
     for sentence in sentences:
         # JSON-escaped text holds no raw newline: one sentence a line is unambiguous

@@ -243,6 +243,9 @@ class RationaleNetwork(nn.Module):
             nn.TransformerEncoder(layer, settings.layers, enable_nested_tensor=False)
             if settings.layers else nn.Identity()
         )
+        # selector_input "centred": the selector also reads h_i - mean_j h_j over the document's
+        # real sentences (the classifier never does)
+        self.centred = nn.Linear(hidden, d) if settings.selector_input == "centred" else None
         self.scorer = nn.Linear(d, 1)
         self.classifier = nn.Sequential(nn.Dropout(settings.dropout), nn.Linear(classifier_dim, settings.n_classes))
         self.comp_classifier = (
@@ -253,10 +256,13 @@ class RationaleNetwork(nn.Module):
     def forward(self, ids: torch.Tensor) -> RationaleOutput:
         """ids [B, N] sentence ids (``PAD`` for empty slots; every row has a real sentence)."""
         mask = ids >= 0
-        a = self.adapter(self.sentences.real(ids, mask))  # [T, D]: the real slots' vectors
+        h = self.sentences.real(ids, mask)  # [T, H]: the real slots' sentence vectors
+        a = self.adapter(h)  # [T, D]
         v = a.new_zeros(*ids.shape, self.sentence_dim)  # (a's dtype: bfloat16 under autocast)
         v[mask] = a  # empty slots stay zero and cost nothing
         x = self.project(v) + self.positions[: ids.shape[1]]
+        if self.centred is not None:
+            x = x + self._centred(h, mask)
         if self.learned_positions is not None:
             x = x + self.learned_positions[: ids.shape[1]]
         if self.settings.layers:
@@ -270,6 +276,19 @@ class RationaleNetwork(nn.Module):
         if self.comp_classifier is not None:
             comp_logits = self.comp_classifier(self._pool(seen, (1.0 - z) * mask, mask & ~selected))
         return RationaleOutput(logits, selected.float(), scores, comp_logits)
+
+    def _centred(self, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The selector's view of each sentence against its document (``selector_input:
+        "centred"``): h [T, H] (the real slots' vectors, row-major), mask [B, N] → [B, N, D],
+        ``centred(h_i - mean_j h_j)`` with the mean over the document's real sentences, zeros at
+        empty slots."""
+        full = h.new_zeros(*mask.shape, h.shape[-1])
+        full[mask] = h
+        mean = full.sum(dim=1) / mask.sum(dim=1, keepdim=True).to(h.dtype)  # [B, H]
+        c = self.centred(h - mean.unsqueeze(1).expand_as(full)[mask])  # [T, D]
+        out = c.new_zeros(*mask.shape, c.shape[-1])
+        out[mask] = c
+        return out
 
     def _pool(self, v: torch.Tensor, z: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
         """v [B, N, D], z [B, N], keep [B, N] (the slots pooled with ``pool_unselected="exclude"``)

@@ -42,6 +42,9 @@ class EncoderSettings:
         max_sentences: only the first ``max_sentences`` sentences of a document are encoded (40:
             every sentence of every offline dataset; the paper: 16, departure 25).
         batch_size: sentences per encoder forward pass when embedding (frozen mode).
+        layers: the sentence vector concatenates the pooled states of the encoder's last
+            ``layers`` layers, [S, layers·H] (1: the last layer alone, the paper; a departure
+            above 1, docs/departures.md).
 
     Raises:
         ConfigError: a value of the wrong type or out of range (on construction).
@@ -52,6 +55,7 @@ class EncoderSettings:
     max_tokens: int = 128
     max_sentences: int = 40
     batch_size: int = 128
+    layers: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -62,7 +66,7 @@ class EncoderSettings:
             raise ConfigError(
                 f"encoder.pooling: {self.pooling!r} is not one of {', '.join(POOLINGS)}. "
                 "Fix: set it to 'cls' (the paper) or 'mean'")
-        for key, low in (("max_tokens", 3), ("max_sentences", 1), ("batch_size", 1)):
+        for key, low in (("max_tokens", 3), ("max_sentences", 1), ("batch_size", 1), ("layers", 1)):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(
@@ -147,7 +151,10 @@ class ModelSettings:
     ``"exclude"`` (max-pool over the selected sentences) or ``"zero"`` (unselected sentences pooled
     as zeros, as the authors' code does: the straight-through gradient reaches every score) or
     ``"linear"`` (the selected sentences' max-pool forward, the gradient of ``Σ_j z_j v_j``
-    backward: every score gets the effect of swapping its sentence in).
+    backward: every score gets the effect of swapping its sentence in). ``selector_input``:
+    ``"sentence"`` (the sentence transformer reads each sentence's vector, the paper) or
+    ``"centred"`` (it also reads the sentence's vector minus its document's mean vector, a
+    departure; the classifier still sees the selected sentence alone).
     """
 
     d_model: int = 256
@@ -163,10 +170,12 @@ class ModelSettings:
     positions: str = "sinusoidal"
     classifier_input: str = "sentence"
     pool_unselected: str = "linear"
+    selector_input: str = "sentence"
 
     def validate(self, where: str = "model") -> None:
         for name, allowed in (("objective", OBJECTIVES), ("positions", POSITIONS),
-                              ("classifier_input", CLASSIFIER_INPUTS), ("pool_unselected", POOL_UNSELECTED)):
+                              ("classifier_input", CLASSIFIER_INPUTS), ("pool_unselected", POOL_UNSELECTED),
+                              ("selector_input", SELECTOR_INPUTS)):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if self.d_model % self.heads:
@@ -405,6 +414,8 @@ POSITIONS = ("sinusoidal", "learned", "none")
 CLASSIFIER_INPUTS = ("sentence", "contextual")
 #: ``model.pool_unselected``: how unselected sentences enter the classifier's pooling (:mod:`icda.model`)
 POOL_UNSELECTED = ("exclude", "zero", "linear")
+#: ``model.selector_input``: what the sentence transformer reads of each sentence (:mod:`icda.model`)
+SELECTOR_INPUTS = ("sentence", "centred")
 #: ``icda.pool_base``: a class's pool is a share of its documents or of its kept ones
 #: (:func:`icda.counterfactual.build_plan`)
 POOL_BASES = ("class", "kept")

@@ -113,6 +113,25 @@ def test_mean_pooling_ignores_padding(encoder, tokenizer):
     assert torch.allclose(in_batch, encode_alone(encoder, tokenizer, short), atol=1e-5)
 
 
+def test_layers_concatenate_each_layers_pooled_states_last_first(tiny_encoder_settings, tokenizer, encoder):
+    two = SentenceEncoder(replace(tiny_encoder_settings, layers=2)).eval()
+    ids, mask = pad_batch(tokenize_sentences(tokenizer, ["the food was good", "slow"], 16),
+                          tokenizer.pad_token_id)
+    with torch.inference_mode():
+        hidden = encoder.model(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states
+        one, both = encoder(ids, mask), two(ids, mask)
+    assert two.hidden_size == 2 * encoder.hidden_size == both.shape[1] == 64
+    assert torch.equal(both[:, :32], one)  # the last layer first: layers=1's vector
+    # "[CLS] slow [SEP]" (3 real tokens): the next-to-last layer's mean over them
+    assert torch.allclose(both[1, 32:], hidden[-2][1, :3].mean(0), atol=1e-6)
+    assert torch.allclose(both[0, 32:], hidden[-2][0].mean(0), atol=1e-6)
+
+
+def test_layers_beyond_the_encoders_depth_is_a_config_error(tiny_encoder_settings):
+    with pytest.raises(ConfigError, match="encoder.layers: 3 exceeds the 2 layers"):
+        SentenceEncoder(replace(tiny_encoder_settings, layers=3))
+
+
 def test_max_tokens_beyond_positions_is_a_config_error(tiny_encoder_settings):
     with pytest.raises(ConfigError, match="max_tokens: 65 exceeds the 64 positions"):
         SentenceEncoder(replace(tiny_encoder_settings, max_tokens=65))
@@ -126,6 +145,7 @@ def test_max_tokens_beyond_positions_is_a_config_error(tiny_encoder_settings):
     ({"max_tokens": 2}, "encoder.max_tokens"),
     ({"max_sentences": True}, "encoder.max_sentences"),
     ({"batch_size": 0}, "encoder.batch_size"),
+    ({"layers": 0}, "encoder.layers"),
     ({"name": ""}, "encoder.name"),
 ])
 def test_settings_reject_bad_values(bad, message):
@@ -213,6 +233,7 @@ def test_cache_key_covers_encoder_settings_and_input(tiny_encoder_settings, tiny
     others = [
         cache_key(replace(settings, pooling="cls"), sentences, fingerprint),
         cache_key(replace(settings, max_tokens=12), sentences, fingerprint),
+        cache_key(replace(settings, layers=2), sentences, fingerprint),
         cache_key(settings, sentences[:-1] + [sentences[-1] + "!"], fingerprint),
         cache_key(settings, sentences[::-1], fingerprint),
         cache_key(settings, sentences[:-1], fingerprint),

@@ -71,10 +71,11 @@ def test_the_transformer_on_real_slots_alone_is_the_padded_transformer():
         transform_real_slots(pre_norm, x, mask)
 
 
-@pytest.mark.parametrize("pool_unselected", ["exclude", "zero", "linear"])
-def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged(pool_unselected):
+@pytest.mark.parametrize("pool_unselected, selector_input", [
+    ("exclude", "sentence"), ("zero", "sentence"), ("linear", "sentence"), ("linear", "centred")])
+def test_changing_an_unselected_sentence_leaves_the_prediction_unchanged(pool_unselected, selector_input):
     vectors = torch.randn(40, 12)
-    model = _network(vectors=vectors, pool_unselected=pool_unselected)
+    model = _network(vectors=vectors, pool_unselected=pool_unselected, selector_input=selector_input)
     ids = torch.tensor([[0, 1, 2, 3, 4, 5]])
     out = model(ids)
     chosen = int(out.rationale_mask[0].argmax())
@@ -178,3 +179,22 @@ def test_contextual_classifier_input_lets_unselected_sentences_change_the_predic
     out2 = model(ids)
     assert int(out2.rationale_mask[0].argmax()) == chosen
     assert not torch.equal(out2.logits, out.logits)
+
+
+def test_centred_selector_input_is_each_sentence_minus_its_documents_mean():
+    """selector_input="centred": the selector's extra input is centred(h_i − mean of the
+    document's real sentences); shifting every sentence of a document by the same vector leaves
+    it unchanged, and empty slots get nothing."""
+    model = _network(selector_input="centred")
+    vectors = model.sentences.vectors
+    ids = torch.tensor([[0, 1, 2, PAD], [3, 4, PAD, PAD]])
+    mask = ids >= 0
+    extra = model._centred(vectors[ids[mask]], mask)
+    doc0 = vectors[[0, 1, 2]]
+    assert torch.allclose(extra[0, :3], model.centred(doc0 - doc0.mean(0)), atol=1e-6)
+    assert torch.equal(extra[0, 3], torch.zeros(16)) and torch.equal(extra[1, 2:], torch.zeros(2, 16))
+    assert torch.allclose(model._centred(vectors[ids[mask]] + 5.0, mask), extra, atol=1e-5)
+    # the scores see the document: the same sentence scores differently beside other sentences
+    plain = _network(selector_input="sentence")
+    plain.load_state_dict({k: v for k, v in model.state_dict().items() if not k.startswith("centred")})
+    assert not torch.allclose(model(ids).scores[mask], plain(ids).scores[mask])
