@@ -138,11 +138,37 @@ def resolve_device(device: str) -> str:
     return device
 
 
+#: the fix of a model whose files ask for code of their own (``auto_map``), which icda never runs
+REMOTE_CODE_FIX = ("use a model whose architecture transformers implements itself (BERT, MiniLM, RoBERTa, "
+                   "...): icda loads models with trust_remote_code=False and never runs Python code shipped "
+                   "in a model folder or hub repository")
+
+
+def from_pretrained(loader, name: str, key: str, **kwargs):
+    """``loader.from_pretrained(name, trust_remote_code=False, **kwargs)``: a model's own code (its
+    config's ``auto_map``) is never run, and transformers never asks whether to run it.
+
+    Raises:
+        ConfigError: the model asks for its own code (naming ``key``, the config key that names it).
+    """
+    try:
+        return loader.from_pretrained(name, trust_remote_code=False, **kwargs)
+    except ValueError as exc:
+        if "trust_remote_code" not in str(exc):
+            raise
+        raise ConfigError(f"{key} {name!r}: its files ask for custom Python code (auto_map in its "
+                          f"config), which icda does not run. Fix: {REMOTE_CODE_FIX}") from None
+
+
 def load_tokenizer(settings: EncoderSettings):
-    """The (fast) tokenizer saved with the encoder named in ``settings``."""
+    """The (fast) tokenizer saved with the encoder named in ``settings``.
+
+    Raises:
+        ConfigError: the encoder cannot be found, or asks for custom code (:func:`from_pretrained`).
+    """
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(resolve_encoder_path(settings.name))
+    return from_pretrained(AutoTokenizer, resolve_encoder_path(settings.name), "encoder.name")
 
 
 def tokenize_sentences(tokenizer, sentences: Sequence[str], max_tokens: int) -> list[list[int]]:
@@ -193,8 +219,8 @@ class SentenceEncoder(torch.nn.Module):
     ``torch.inference_mode()`` once per unique sentence (see :mod:`icda.embed`).
 
     Raises:
-        ConfigError: (on construction) the encoder cannot be found, or ``max_tokens`` exceeds
-            its position embeddings.
+        ConfigError: (on construction) the encoder cannot be found, asks for custom code
+            (:func:`from_pretrained`), or ``max_tokens`` exceeds its position embeddings.
     """
 
     def __init__(self, settings: EncoderSettings):
@@ -202,7 +228,7 @@ class SentenceEncoder(torch.nn.Module):
         from transformers import AutoModel
 
         self.settings = settings
-        self.model = AutoModel.from_pretrained(resolve_encoder_path(settings.name))
+        self.model = from_pretrained(AutoModel, resolve_encoder_path(settings.name), "encoder.name")
         limit = getattr(self.model.config, "max_position_embeddings", None)
         if limit is not None and settings.max_tokens > limit:
             raise ConfigError(

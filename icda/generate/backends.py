@@ -99,7 +99,8 @@ class TransformersBackend:
     requests came before it (a resumed run gives the same answers). One request at a time.
 
     Raises:
-        ConfigError: the model or tokenizer cannot be loaded, or CUDA is asked for and absent.
+        ConfigError: the model or tokenizer cannot be loaded or asks for custom code (it is loaded
+            with ``trust_remote_code=False``), or CUDA is asked for and absent.
     """
 
     concurrency = 1
@@ -107,13 +108,14 @@ class TransformersBackend:
     def __init__(self, backend: Backend):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from icda.encoder import resolve_device
+        from icda.encoder import from_pretrained, resolve_device
 
         self.device = resolve_device(backend.device)
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(backend.model)
+            self.tokenizer = from_pretrained(AutoTokenizer, backend.model, "llm.backend.model")
             kwargs = {"dtype": "auto"} if self.device == "cuda" else {}
-            self.lm = AutoModelForCausalLM.from_pretrained(backend.model, **kwargs).to(self.device).eval()
+            self.lm = from_pretrained(AutoModelForCausalLM, backend.model, "llm.backend.model",
+                                      **kwargs).to(self.device).eval()
         except (OSError, ValueError) as exc:
             raise ConfigError(f"llm.backend.model: cannot load {backend.model!r} ({exc}). Fix: give a "
                               "local folder with a causal LM and its tokenizer, or a hub id this "
