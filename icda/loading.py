@@ -95,7 +95,8 @@ def open_workspace(settings: Settings, data_dir: str | Path, embeddings: str | P
         if embeddings is None:
             raise DataError(data_dir, None, "frozen mode needs the embedding cache", "pass --embeddings (from `python -m icda embed`)")
         cache = EmbeddingCache.load(embeddings)
-        if cache.settings != settings.encoder.to_dict():
+        # (a cache written before a setting existed holds that setting's default)
+        if EncoderSettings.from_dict(cache.settings, strict=False) != settings.encoder:
             raise DataError(
                 embeddings, None,
                 f"stale embedding cache: built with {cache.settings}, settings ask for {settings.encoder.to_dict()}",

@@ -362,7 +362,7 @@ def test_saved_model_records_the_fingerprint_of_its_prediction_settings(trained)
 
     saved = torch.load(trained / "candidates/seed1" / MODEL_FILE, map_location="cpu", weights_only=True)
     card = ModelCard.read(trained / "candidates/seed1" / MODEL_CARD_FILE)
-    assert saved["encoder"] == {key: card.settings["encoder"][key] for key in ("pooling", "max_tokens", "max_sentences")}
+    assert saved["encoder"] == {key: card.settings["encoder"][key] for key in ("pooling", "max_tokens", "max_sentences", "layers")}
     assert saved["model"] == card.settings["model"]
     canonical = json.dumps({"encoder": saved["encoder"], "model": saved["model"]}, sort_keys=True,
                            separators=(",", ":"), ensure_ascii=False)
