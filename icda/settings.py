@@ -104,7 +104,7 @@ class EncoderSettings:
 #: checked against its model.json: how a sentence becomes a vector and how many are shown. Not
 #: ``name``, whose files have their own fingerprint (:func:`icda.encoder.encoder_fingerprint`,
 #: so a moved encoder may be named anew), nor ``batch_size``, how many sentences pass at once.
-PREDICTION_ENCODER_KEYS = ("pooling", "max_tokens", "max_sentences")
+PREDICTION_ENCODER_KEYS = ("pooling", "max_tokens", "max_sentences", "layers")
 
 
 def prediction_encoder_settings(encoder: EncoderSettings) -> dict[str, Any]:
