@@ -229,6 +229,11 @@ class SentenceEncoder(torch.nn.Module):
 
         self.settings = settings
         self.model = from_pretrained(AutoModel, resolve_encoder_path(settings.name), "encoder.name")
+        depth = getattr(self.model.config, "num_hidden_layers", None)
+        if depth is not None and settings.layers > depth:
+            raise ConfigError(
+                f"encoder.layers: {settings.layers} exceeds the {depth} layers of encoder "
+                f"{settings.name!r}. Fix: set encoder.layers <= {depth}")
         limit = getattr(self.model.config, "max_position_embeddings", None)
         if limit is not None and settings.max_tokens > limit:
             raise ConfigError(
@@ -237,11 +242,11 @@ class SentenceEncoder(torch.nn.Module):
 
     @property
     def hidden_size(self) -> int:
-        """H, the width of the sentence vectors."""
-        return int(self.model.config.hidden_size)
+        """The width of the sentence vectors: ``layers`` × the encoder's hidden size."""
+        return int(self.model.config.hidden_size) * self.settings.layers
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        """Pool the last hidden states of each sentence.
+        """Pool the hidden states of each sentence's last ``layers`` layers.
 
         Args:
             input_ids: LongTensor [S, T], one sentence a row (see :func:`tokenize_sentences`,
@@ -249,13 +254,17 @@ class SentenceEncoder(torch.nn.Module):
             attention_mask: LongTensor [S, T], 1 on real tokens, 0 on padding.
 
         Returns:
-            FloatTensor [S, H]: ``cls``: the [CLS] state ``last_hidden_state[:, 0]``; ``mean``:
-            the mean of the states of the real tokens ([CLS]/[SEP] included; padding excluded),
-            as sentence-transformers' mean pooling.
+            FloatTensor [S, layers·H]: per layer, ``cls``: the [CLS] state; ``mean``: the mean of
+            the states of the real tokens ([CLS]/[SEP] included; padding excluded), as
+            sentence-transformers' mean pooling; the layers concatenated, the last layer first
+            (``layers`` 1: the last hidden state alone).
         """
-        states = self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        if self.settings.pooling == "cls":
-            return states[:, 0]
-        mask = attention_mask.unsqueeze(-1).to(states.dtype)
-        return (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+        layers = self.settings.layers
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=layers > 1)
+        stack = [out.last_hidden_state] if layers == 1 else list(out.hidden_states[::-1][:layers])
+        mask = attention_mask.unsqueeze(-1)
+        pooled = [states[:, 0] if self.settings.pooling == "cls"
+                  else (states * mask.to(states.dtype)).sum(1) / mask.to(states.dtype).sum(1).clamp(min=1e-9)
+                  for states in stack]
+        return pooled[0] if layers == 1 else torch.cat(pooled, dim=-1)
 
