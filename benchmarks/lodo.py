@@ -2,7 +2,7 @@
 
 Each rule is scored on the dev split's ground truth (never test) by replaying it on finished
 runs (``benchmarks/robustness.py`` folders), and chosen on all datasets but one by the criterion
-written down before the check (docs/results.md, "Robust ICDA"); the table shows what the choice
+written down before the check (docs/experiments/robust-icda.md); the table shows what the choice
 made on the others scores on the left-out dataset.
 
 - ``candidate_choice`` (iterations k >= 1): dev precision of the candidate each rule picks among
@@ -22,7 +22,7 @@ made on the others scores on the left-out dataset.
   in :data:`MAX_ITERS`, minus the run's MMI dev precision; replayed on runs that went to
   iteration 10 without the stop rule (``icda: {max_iters: 10, stop_delta_a: 0}``). Criterion:
   the highest worst-run gain, ties (within 0.1 point) to the higher mean gain, then to the
-  smaller M (docs/results.md, "More iterations on the full datasets").
+  smaller M (docs/experiments/more-iterations.md).
 
     PYTHONPATH=. .venv/bin/python benchmarks/lodo.py RESULTS_DIR [RESULTS_DIR ...]
 

@@ -15,8 +15,8 @@ finished before the workflow measured it (no benchmark file) counts as a job, "n
 ``cpu_time`` is Snakemake's sample of the job's process tree (every 0.5 s for its first 15 s,
 then every 30 s): what a job spends after its last sample is missing, up to 30 s a job, so the CPU
 minutes are a lower bound (a restaurant training job's benchmark file from a workflow run says
-96.1 CPU s; the same job rerun alone took 100.4 by ``/usr/bin/time``; docs/results.md, "The
-offline reproduction from a fresh clone").
+96.1 CPU s; the same job rerun alone took 100.4 by ``/usr/bin/time``;
+docs/experiments/offline-677c103-first-fixed-path.md).
 
 Methods, as a researcher pays for them: **embed** (once per dataset, shared by every method in
 frozen mode), **COMP** (the λ × seed grid), **MMI** (iteration 0's training job) and **ICDA**

@@ -36,7 +36,7 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     (:func:`~icda.model_selection.majority_vote`, ties to the chosen candidate's); which documents
     are correct, kept and most confident still follows the chosen candidate's class probabilities.
     Independently trained selectors agree on the sentence that carries the label more often than on
-    a spurious one, so the vote's pools hold fewer wrong sentences (docs/results.md, robustness).
+    a spurious one, so the vote's pools hold fewer wrong sentences (docs/experiments/robust-icda.md).
     ``pool_min`` is a floor on the training split's pools only (the dev counterfactuals, drawn once
     to select epochs, keep the share).
 
