@@ -40,6 +40,13 @@ records and settings, with where the files lie (:mod:`icda.layout`), io and erro
 
 __version__ = "0.1.0"
 
+import sys as _sys
+
+from icda.errors import ConfigError as _ConfigError
 from icda.kernels import fix_environment
 
-fix_environment()  # before torch is imported: the same float kernels on every CPU (icda.kernels)
+try:
+    fix_environment()  # before torch is imported: the same float kernels on every CPU (icda.kernels)
+except _ConfigError as _exc:  # ICDA_KERNELS=bogus: one line, for every command and the Snakefile
+    print(f"error: {_exc}", file=_sys.stderr)
+    raise SystemExit(2) from None

@@ -33,7 +33,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import warnings
+
+from icda.errors import ConfigError
 
 #: the environment variable that chooses the kernel path
 ENV = "ICDA_KERNELS"
@@ -53,11 +56,12 @@ def kernel_path() -> str:
     """``"fixed"`` or ``"native"``, from ``ICDA_KERNELS`` (default ``"fixed"``).
 
     Raises:
-        ValueError: ``ICDA_KERNELS`` holds another value.
+        ConfigError: ``ICDA_KERNELS`` holds another value.
     """
     value = os.environ.get(ENV, "fixed").strip().lower() or "fixed"
     if value not in PATHS:
-        raise ValueError(f"{ENV}={os.environ[ENV]!r}: use one of {', '.join(PATHS)} (docs/reproducibility.md)")
+        raise ConfigError(f"{ENV}={os.environ[ENV]!r}: use one of {', '.join(PATHS)} (docs/reproducibility.md). "
+                          f"Fix: unset {ENV} (the fixed path) or set it to native")
     return value
 
 
@@ -82,11 +86,34 @@ def cpu_flags() -> set[str]:
 
 def fix_environment() -> None:
     """On the fixed path, set :data:`FIXED_ENVIRONMENT` (child processes inherit it); leave
-    ``OPENBLAS_CORETYPE`` alone on a CPU without AVX2 and FMA, where the Haswell kernels cannot run."""
+    ``OPENBLAS_CORETYPE`` alone on a CPU without AVX2 and FMA, where the Haswell kernels cannot run.
+    Where torch or numpy was imported first, the thread counts those variables set come too late
+    for the libraries already loaded: :func:`limit_threads` sets them now.
+
+    Raises:
+        ConfigError: ``ICDA_KERNELS`` holds an unknown value (:func:`kernel_path`).
+    """
     if kernel_path() == "fixed":
         os.environ.update(FIXED_ENVIRONMENT)
         if not {"avx2", "fma"} <= cpu_flags():
             os.environ.pop("OPENBLAS_CORETYPE")
+        if {"torch", "numpy"} & sys.modules.keys():
+            limit_threads()
+
+
+def limit_threads() -> None:
+    """One thread in the thread pools already loaded, as ``OMP_NUM_THREADS=1`` and
+    ``OPENBLAS_NUM_THREADS=1`` give a process that imports ``icda`` first: torch's intra-op
+    threads (``torch.set_num_threads(1)``; ``--threads`` of a command sets its own count later)
+    and every BLAS and OpenMP pool threadpoolctl finds (numpy's OpenBLAS, torch's OpenMP). A
+    thread count splits reductions otherwise, and so changes the last bits of the results."""
+    from threadpoolctl import threadpool_limits
+
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "set_num_threads"):
+        torch.set_num_threads(1)
+    threadpool_limits(limits=1)
+    log.debug("torch or numpy was imported before icda: their thread pools set to one thread now")
 
 
 def configure_torch(torch) -> None:

@@ -6,9 +6,14 @@ import os
 import subprocess
 import sys
 
+from pathlib import Path
+
 import pytest
 
+from icda.errors import ConfigError
 from icda.kernels import FIXED_ENVIRONMENT, cpu_flags, kernel_path
+
+REPO = Path(__file__).resolve().parents[1]
 
 #: a few training steps of the rationale network and a BERT forward pass; prints their digest
 WORKLOAD = r"""
@@ -157,5 +162,40 @@ def test_kernel_path_reads_icda_kernels(monkeypatch):
     monkeypatch.setenv("ICDA_KERNELS", "Native")
     assert kernel_path() == "native"
     monkeypatch.setenv("ICDA_KERNELS", "fast")
-    with pytest.raises(ValueError, match=r"ICDA_KERNELS='fast': use one of fixed, native"):
+    with pytest.raises(ConfigError, match=r"ICDA_KERNELS='fast': use one of fixed, native .*Fix: unset ICDA_KERNELS"):
         kernel_path()
+
+
+def test_importing_torch_before_icda_still_runs_one_thread():
+    """``import torch`` before ``icda`` loads OpenBLAS and OpenMP with the environment's thread
+    counts (here 2); icda sets every pool already loaded to one thread, as the fixed path does
+    in a process that imports it first (issue 49)."""
+    script = ("import json, torch, numpy\nimport icda\nfrom icda import encoder\n"
+              "from threadpoolctl import threadpool_info\n"
+              "print(json.dumps({'torch': torch.get_num_threads(), "
+              "'pools': {p['internal_api']: p['num_threads'] for p in threadpool_info()}}))")
+    base = {k: v for k, v in os.environ.items() if k not in (*FIXED_ENVIRONMENT, "ICDA_KERNELS")}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          env=base | {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"})
+    threads = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert threads["torch"] == 1 and threads["pools"] and set(threads["pools"].values()) == {1}, threads
+
+
+BOGUS = ("error: ICDA_KERNELS='bogus': use one of fixed, native (docs/reproducibility.md). "
+         "Fix: unset ICDA_KERNELS (the fixed path) or set it to native")
+
+
+@pytest.mark.parametrize("command", [["-m", "icda", "--help"], ["-m", "icda", "prepare", "--help"],
+                                     ["-c", "import icda"]])
+def test_an_unknown_kernel_path_is_one_line_and_status_2(command):
+    proc = subprocess.run([sys.executable, *command], capture_output=True, text=True,
+                          env=os.environ | {"ICDA_KERNELS": "bogus"})
+    assert (proc.returncode, proc.stderr, proc.stdout) == (2, BOGUS + "\n", "")
+
+
+def test_an_unknown_kernel_path_stops_the_snakefile_with_one_line(tmp_path):
+    snakemake = Path(sys.executable).with_name("snakemake")
+    proc = subprocess.run([str(snakemake), "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path), "-n"],
+                          capture_output=True, text=True, env=os.environ | {"ICDA_KERNELS": "bogus"})
+    assert proc.returncode == 2
+    assert [line for line in proc.stderr.splitlines() if "Traceback" in line or line.startswith("error:")] == [BOGUS]
