@@ -55,6 +55,31 @@ def test_values_the_workflow_cannot_use_fail_the_schema_in_words(config, message
     assert message in str(err.value), str(err.value)
 
 
+@pytest.mark.parametrize("config, key", [
+    ({"train": {"lr": float("nan")}}, "train.lr: nan"),
+    ({"theory": {"p1": float("nan")}}, "theory.p1: nan"),
+    ({"comp": {"lambdas": [0.5, float("nan")]}}, "comp.lambdas.1: nan"),
+    ({"train": {"grad_clip": float("inf")}}, "train.grad_clip: inf"),
+    ({"model": {"comp_lambda": float("-inf")}}, "model.comp_lambda: -inf"),
+    ({"overrides": {"toy": {"train": {"weight_decay": float("nan")}}}}, "overrides.toy.train.weight_decay: nan"),
+    ({"datasets": {"toy": TOY | {"synthetic": {"p_x1": float("nan")}}}}, "datasets.toy.synthetic.p_x1: nan"),
+])
+def test_a_number_that_is_not_finite_fails_the_check_naming_its_key(config, key):
+    """NaN passes every JSON-schema bound (each comparison with NaN is false): settings.json
+    recorded it and training failed late (issue 49)."""
+    with pytest.raises(ConfigError) as err:
+        config_check.check_config({"datasets": {"toy": TOY}} | config, SCHEMA)
+    assert f"{key} is not a finite number (NaN and infinity pass no range check" in str(err.value), str(err.value)
+
+
+def test_nan_written_in_yaml_fails_the_check():
+    config = yaml.safe_load("datasets: {}\ntrain: {lr: .nan}\ntheory: {p1: .NaN}\ncomp: {lambdas: [.nan]}\n")
+    with pytest.raises(ConfigError) as err:
+        config_check.check_config(config | {"datasets": {"toy": TOY}}, SCHEMA)
+    for key in ("train.lr: nan", "theory.p1: nan", "comp.lambdas.0: nan"):
+        assert f"{key} is not a finite number" in str(err.value)
+
+
 def test_every_lambda_the_schema_accepts_fits_the_wildcard():
     """The λ bounds keep str(λ) in the COMP folder pattern lambda<[0-9.]+> (Python writes
     floats below 1e-4 or from 1e16 in exponent form)."""

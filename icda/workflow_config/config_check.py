@@ -5,6 +5,7 @@ floats), and the names the workflow turns into folders, files and table columns.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from pathlib import Path
 from typing import Any, Sequence
@@ -42,7 +43,8 @@ def check_config(config: dict, schema_path: str | Path, config_files: Sequence[s
             for a value out of range or of the wrong form, what it must be), and the fix. A
             float where an integer is due (``n_runs: 1.0``) is a problem; a YAML 1.2 float
             (``lr: 1e-4``, which PyYAML reads as a string) where a number is due is read as the
-            float. ``overrides.<dataset>`` and ``sweep.points.<point>`` are checked against the
+            float. Every number must be finite: ``.nan``, ``.inf`` and ``-.inf`` are a problem
+            wherever they stand (JSON Schema's bounds let NaN through). ``overrides.<dataset>`` and ``sweep.points.<point>`` are checked against the
             schemas of the sections they override.
     """
     if expanded_size(config) > MAX_YAML_VALUES:
@@ -53,7 +55,8 @@ def check_config(config: dict, schema_path: str | Path, config_files: Sequence[s
 
     schema = _with_section_schemas(read_yaml(schema_path, "run the workflow from the repository's Snakefile"))
     _read_yaml12_floats(config, schema)
-    problems = []
+    problems = [f"{key}: {value} is not a finite number (NaN and infinity pass no range check, and "
+                "training or the theory would fail on them late)" for key, value in _non_finite(config)]
     for error in _strict_validator(schema).iter_errors(config):
         key = ".".join(str(p) for p in error.absolute_path)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
@@ -68,6 +71,19 @@ def check_config(config: dict, schema_path: str | Path, config_files: Sequence[s
         raise ConfigError("invalid config:\n  " + "\n  ".join(sorted(problems))
                           + f"\nFix: correct these keys (each key, its type and default: {schema_path})")
     check_names(config)
+
+
+def _non_finite(value: Any, key: str = "") -> list[tuple[str, float]]:
+    """The (dotted key, value) of every NaN or infinite float in ``value``."""
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [(key or "config", value)]
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return []
+    return [found for name, item in items for found in _non_finite(item, f"{key}.{name}" if key else str(name))]
 
 
 def _strict_validator(schema: dict):
