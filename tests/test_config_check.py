@@ -72,6 +72,25 @@ def test_a_number_that_is_not_finite_fails_the_check_naming_its_key(config, key)
     assert f"{key} is not a finite number (NaN and infinity pass no range check" in str(err.value), str(err.value)
 
 
+@pytest.mark.parametrize("config, message", [
+    ({"encoder": {"max_sentences": 10**9}}, "encoder.max_sentences: 1000000000 is greater than the maximum of 10000 "
+                                            "(sentences per document the model sees"),
+    ({"overrides": {"toy": {"encoder": {"max_sentences": 10**9}}}},
+     "overrides.toy.encoder.max_sentences: 1000000000 is greater than the maximum of 10000"),
+    ({"model": {"d_model": 10**6}}, "model.d_model: 1000000 is greater than the maximum of 8192"),
+    ({"model": {"dff": 10**7}}, "model.dff: 10000000 is greater than the maximum of 65536"),
+    ({"model": {"layers": 1000}}, "model.layers: 1000 is greater than the maximum of 96"),
+    ({"encoder": {"max_tokens": 10**6}}, "encoder.max_tokens: 1000000 is greater than the maximum of 16384"),
+    ({"encoder": {"batch_size": 10**9}}, "encoder.batch_size: 1000000000 is greater than the maximum of 65536"),
+])
+def test_sizes_that_allocate_are_bounded(config, message):
+    """encoder.max_sentences 10⁹ asked for 128 GB in train (a positional table of
+    max_sentences × d_model floats); every size that allocates has an upper bound (issue 49)."""
+    with pytest.raises(ConfigError) as err:
+        config_check.check_config({"datasets": {"toy": TOY}} | config, SCHEMA)
+    assert message in str(err.value), str(err.value)
+
+
 def test_nan_written_in_yaml_fails_the_check():
     config = yaml.safe_load("datasets: {}\ntrain: {lr: .nan}\ntheory: {p1: .NaN}\ncomp: {lambdas: [.nan]}\n")
     with pytest.raises(ConfigError) as err:
