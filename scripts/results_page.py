@@ -46,7 +46,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from icda.report.tables import (ERASER_COLUMNS, METHODS, _best, display_name,  # noqa: E402
+from icda.report.tables import (ERASER_COLUMNS, METHODS, METRICS, _best, display_name,  # noqa: E402
                                 eraser_cell)
 
 INPUTS = REPO / "docs" / "results_inputs"
@@ -98,6 +98,9 @@ def group_tables(offline: Path) -> list[pd.DataFrame]:
 
 
 def _is_group(path: Path) -> bool:
+    """A precision table of a group (not another metric's, ``<group>_<metric>.csv``)."""
+    if path.stem.endswith(tuple(f"_{m}" for m in METRICS if m != "precision")):
+        return False
     try:
         df = pd.read_csv(path, index_col=0, nrows=1)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
