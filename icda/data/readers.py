@@ -18,7 +18,12 @@ Sentences are stripped of surrounding whitespace and empty sentences are dropped
 connect/restaurant files carry stray spaces around ``[SEP]``); annotated indices are re-numbered to
 match. Lines may end in LF, CR LF or a lone CR (old Mac files: universal newlines, as Python reads
 text). Blank lines (such as a trailing newline) are skipped. Everything else that is wrong stops
-with a :class:`~icda.errors.DataError` naming the file, the line and the fix.
+with a :class:`~icda.errors.DataError` naming the file, the line and the fix; among others a JSON
+string with half a UTF-16 surrogate pair (``"\\ud83d"``: no character, and no UTF-8 file can hold
+it), and a text longer than spaCy splits at once (1,000,000 characters, ``nlp.max_length``): a
+clear error rather than a split of the text into pieces, since such a line is more often a file
+without its line breaks than one document, and the selector reads only a document's first
+``encoder.max_sentences`` sentences; give a document that long split already, as ``sentences``.
 """
 
 from __future__ import annotations
@@ -188,7 +193,8 @@ def read_jsonl(
         DataError: the file is missing or not UTF-8; a line is not a JSON object, has an unknown
             key (``known_keys_only``), has no or a
             bad label, neither or a malformed ``sentences``/``text``, a bad rationale index, a
-            duplicate id, or no non-empty sentence.
+            duplicate id, or no non-empty sentence; a string holds half a surrogate pair
+            (``"\\ud83d"``); a ``text`` is longer than spaCy splits (1,000,000 characters).
     """
     path = Path(path)
     prefix = path.name if id_prefix is None else id_prefix
@@ -202,6 +208,12 @@ def read_jsonl(
             raise DataError(path, lineno, f"not valid JSON ({exc.msg})", fix) from exc
         if not isinstance(obj, dict):
             raise DataError(path, lineno, "not a JSON object", fix)
+        half = _lone_surrogate(obj)
+        if half is not None:
+            raise DataError(path, lineno, f"a string holds the escape \\u{ord(half):04x}, half of a UTF-16 surrogate "
+                            "pair without its other half: no character, and no UTF-8 file can hold it",
+                            "write the character itself, or both halves of its pair (e.g. \\ud83d\\ude00), "
+                            "or remove the escape")
         unknown = sorted(key for key in obj if key not in JSONL_KEYS)
         if known_keys_only and unknown:
             raise DataError(path, lineno, f"unknown key{'s' if len(unknown) > 1 else ''} "
@@ -219,6 +231,9 @@ def read_jsonl(
             from icda.data.sentences import SentenceSplitter
 
             splitter = SentenceSplitter()
+        for lineno, text in texts:
+            _check_length(path, lineno, text, splitter, 'split the document into several records, or give it '
+                          'split already, as "sentences": [...] (not read by spaCy)')
         split_texts = dict(zip((n for n, _ in texts), splitter.split_many([t for _, t in texts])))
 
     docs, seen = [], {}
@@ -355,7 +370,8 @@ def read_text_lines(
     read instead of opening ``path``, which then only names it in messages.
 
     Raises:
-        DataError: the file is missing or not UTF-8, or a line has no sentence after splitting.
+        DataError: the file is missing or not UTF-8, a line is longer than spaCy splits (1,000,000
+            characters), or a line has no sentence after splitting.
     """
     path = Path(path)
     prefix = path.name if id_prefix is None else id_prefix
@@ -364,6 +380,9 @@ def read_text_lines(
         from icda.data.sentences import SentenceSplitter
 
         splitter = SentenceSplitter()
+    for lineno, line in lines:
+        _check_length(path, lineno, line, splitter, "split the line into several documents, one a line, or give "
+                      'the document as JSONL split already: {"sentences": [...]} (not read by spaCy)')
     split = splitter.split_many([line for _, line in lines]) if lines else []
     return [Document(f"{prefix}-{lineno}", None, _sentences(path, lineno, raw))
             for (lineno, _), raw in zip(lines, split)]
@@ -401,6 +420,31 @@ def _universal_lines(fh: BinaryIO) -> Iterator[bytes]:
         if body.endswith(b"\r"):
             body = body[:-1]
         yield from body.split(b"\r")
+
+
+#: a code point of a UTF-16 surrogate (U+D800–U+DFFF): JSON's ``\u`` escapes can write one alone
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _lone_surrogate(value) -> str | None:
+    """The first lone surrogate in the strings (keys included) of a JSON value, or None."""
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        return found.group() if found else None
+    if isinstance(value, dict):
+        value = [item for pair in value.items() for item in pair]
+    if isinstance(value, list):
+        return next((half for half in map(_lone_surrogate, value) if half is not None), None)
+    return None
+
+
+def _check_length(path: Path, lineno: int, text: str, splitter: "SentenceSplitter", fix: str) -> None:
+    """Refuse a text longer than spaCy splits at once (``nlp.max_length``, 1,000,000 characters):
+    a document that long is a file without its line breaks more often than one document, and the
+    selector sees only its first ``encoder.max_sentences`` sentences anyway."""
+    if len(text) > splitter.max_length:
+        raise DataError(path, lineno, f"the text has {len(text):,} characters, more than the "
+                        f"{splitter.max_length:,} spaCy splits into sentences at once (nlp.max_length)", fix)
 
 
 def _split_tab(path: Path, lineno: int, line: str, fix: str) -> tuple[str, str]:

@@ -40,6 +40,13 @@ class SentenceSplitter:
             nlp.add_pipe("sentencizer")
         self.nlp = nlp
 
+    @property
+    def max_length(self) -> int:
+        """The longest text, in characters, the pipeline splits (spaCy's ``nlp.max_length``,
+        1,000,000 unless the pipeline sets another): a longer one raises spaCy's error E088, so
+        the readers refuse it first, naming its file and line (:mod:`icda.data.readers`)."""
+        return int(self.nlp.max_length)
+
     def split(self, text: str) -> list[str]:
         """The sentences of ``text``: stripped, empty ones dropped, in order."""
         return self._sentences(self.nlp(text))

@@ -1,0 +1,77 @@
+"""Outside input that used to end in a traceback ends in one DataError naming the file, the line
+and the fix (issue 49): a lone surrogate escape in JSONL, a text longer than spaCy splits, a
+training set too small for any counterfactual."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from icda.data.readers import read_jsonl, read_text_lines
+from icda.errors import DataError
+from icda.steps.predict import read_new_documents
+from icda.steps.prepare import prepare_dataset
+
+SURROGATE = r'{"label": 1, "sentences": ["The food was good \ud83d.", "We sat outside."]}'
+OK = '{"label": 0, "sentences": ["The food was cold.", "We sat inside."]}'
+
+
+def jsonl_dataset(folder, train_lines, n_test=4):
+    """A JSONL dataset (train, dev, test) under ``folder``: the spec."""
+    folder.mkdir(parents=True, exist_ok=True)
+    doc = lambda y, i: json.dumps({"label": y, "sentences": [f"The food {i} was {'good' if y else 'bad'}.",
+                                                              f"Room {i}.", "We came back.", "It rained.",
+                                                              f"Day {i}."]})
+    (folder / "train.jsonl").write_text("\n".join(train_lines) + "\n")
+    (folder / "dev.jsonl").write_text("\n".join(doc(i % 2, 100 + i) for i in range(8)) + "\n")
+    (folder / "test.jsonl").write_text("\n".join(doc(i % 2, 200 + i) for i in range(n_test)) + "\n")
+    return {"train": "d/train.jsonl", "dev": "d/dev.jsonl", "test": "d/test.jsonl", "keywords": ["food"],
+            "min_sentences": 1}
+
+
+def test_a_lone_surrogate_stops_prepare_naming_the_line(tmp_path):
+    spec = jsonl_dataset(tmp_path / "data/d", [OK, SURROGATE])
+    with pytest.raises(DataError) as err:
+        prepare_dataset("d", spec, tmp_path / "data", tmp_path / "out")
+    assert str(err.value) == (
+        f"{tmp_path / 'data/d/train.jsonl'}:2: a string holds the escape \\ud83d, half of a UTF-16 surrogate "
+        "pair without its other half: no character, and no UTF-8 file can hold it. Fix: write the character "
+        "itself, or both halves of its pair (e.g. \\ud83d\\ude00), or remove the escape")
+    assert not (tmp_path / "out/train.jsonl").exists()
+
+
+@pytest.mark.parametrize("record", [
+    {"label": 1, "text": "Good food \ud83d."}, {"label": 1, "sentences": ["a"], "id": "x\udc00"},
+    {"label": 1, "sentences": ["a"], "\ud800": 1}])
+def test_a_lone_surrogate_stops_predict_naming_the_line(tmp_path, record):
+    path = tmp_path / "new.jsonl"
+    path.write_text(OK + "\n" + json.dumps(record) + "\n")  # json.dumps writes the escape: ASCII
+    with pytest.raises(DataError, match=r"new\.jsonl:2: a string holds the escape \\u(d83d|dc00|d800), half"):
+        read_new_documents(path, 2)
+
+
+def test_a_surrogate_pair_is_one_character(tmp_path):
+    path = tmp_path / "new.jsonl"
+    path.write_text('{"label": 1, "sentences": ["Good \\ud83d\\ude00."]}\n')
+    assert read_jsonl(path)[0].sentences == ("Good \U0001F600.",)
+
+
+def test_a_text_longer_than_spacy_splits_is_named_by_file_and_line(tmp_path):
+    long = "word " * 200_001  # 1,000,005 characters
+    path = tmp_path / "new.txt"
+    path.write_text("A short one.\n" + long + "\n")
+    with pytest.raises(DataError) as err:
+        read_text_lines(path)
+    assert str(err.value) == (
+        f"{path}:2: the text has 1,000,005 characters, more than the 1,000,000 spaCy splits into sentences "
+        "at once (nlp.max_length). Fix: split the line into several documents, one a line, or give the "
+        'document as JSONL split already: {"sentences": [...]} (not read by spaCy)')
+    jsonl = tmp_path / "train.jsonl"
+    jsonl.write_text(OK + "\n" + json.dumps({"label": 1, "text": long}) + "\n")
+    with pytest.raises(DataError, match=r"train\.jsonl:2: the text has 1,000,005 characters, more than the "
+                                        r"1,000,000 .*Fix: split the document into several records"):
+        read_jsonl(jsonl)
+    # split already, the document is read: spaCy does not see it
+    jsonl.write_text(json.dumps({"label": 1, "sentences": [long]}) + "\n")
+    assert len(read_jsonl(jsonl)[0].sentences[0]) == 1_000_004
