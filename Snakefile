@@ -60,6 +60,7 @@ rule all:
         get_all_evaluations,  # every iteration's eval.json, so that a deleted one is rebuilt
         rules.tables.output,
         "results/tables/compute.md",
+        "results/tables/data_audit.md",
         rules.plots.output,
         expand("results/{dataset}/icda_dataset.jsonl", dataset=AVAILABLE),
         expand("results/{dataset}/icda_model/{file}", dataset=AVAILABLE, file=["model.pt", "model.json"]),

@@ -20,6 +20,7 @@ from icda.errors import IcdaError
 COMMANDS = {
     "generate": "icda.generate.run",
     "prepare": "icda.steps.prepare",
+    "audit": "icda.steps.audit",
     "download": "icda.steps.download",
     "embed": "icda.steps.embed",
     "train": "icda.steps.train",

@@ -30,6 +30,7 @@ eval.json           :class:`Evaluation`     ``python -m icda evaluate``
 summary.json        :class:`RunSummary`     the workflow's ``run_summary`` rule
 eraser_scores.json  :class:`EraserScores`   ``python -m icda export-eraser --scores``
 baselines.json      :class:`Baselines`      ``python -m icda report baselines``
+data_audit.json     :class:`DataAudit`      ``python -m icda audit``
 ==================  ======================  ===========================================
 """
 
@@ -882,3 +883,72 @@ class Baselines(Record):
                     raise ValueError(f"{name}[{i}] is {json.dumps(p)}, not a precision in [0, 1] or null")
         if (self.keyword is None) != (self.keywords is None):
             raise ValueError("fields 'keyword' and 'keywords' must both be null or both be given")
+
+
+# --------------------------------------------------------------------------- data audit
+
+#: the counts of one split in a :class:`DataAudit`
+AUDIT_COUNTS = ("documents", "annotated", "duplicates", "cut_by_max_sentences", "sentences_seen",
+                "over_max_tokens")
+#: the pairs of splits a :class:`DataAudit` counts shared documents of: ``<a>_<b>`` = documents
+#: of split a that share their text with a document of split b
+AUDIT_PAIRS = ("train_test", "dev_test", "test_train", "test_dev")
+
+
+@dataclass(frozen=True)
+class DataAudit(Record):
+    """``data_audit.json`` of one dataset (:func:`icda.steps.audit.audit_splits`): what each split
+    holds as read, before preparation (a dev split carved out of train has none).
+
+    ``splits``: per split, ``documents``; ``labels`` (class → documents, ``"null"`` for none);
+    ``annotated`` (documents with ground truth); ``duplicates`` (documents repeating an earlier
+    one's text after normalising case and whitespace); ``sentences_median``, ``sentences_p99``
+    (sentences per document); ``cut_by_max_sentences`` (documents longer than ``max_sentences``);
+    ``sentences_seen`` (sentences among each document's first ``max_sentences``) and
+    ``over_max_tokens`` (those of them longer than ``max_tokens`` wordpieces of the encoder's
+    tokenizer, [CLS] and [SEP] included: the encoder cuts them). ``shared``: per pair
+    ``<a>_<b>`` of :data:`AUDIT_PAIRS` whose splits both exist, ``exact`` (documents of a with the
+    text of a document of b, case and whitespace normalised) and ``near`` (the others with a
+    word 3-shingle Jaccard similarity of at least ``near_duplicate_threshold`` to one,
+    :mod:`icda.data.overlap`)."""
+
+    WHAT: ClassVar[str] = "a data audit record"
+    COMMAND: ClassVar[str] = "audit"
+    RANGES: ClassVar[dict] = {"max_sentences": (1, None), "max_tokens": (1, None),
+                              "near_duplicate_threshold": (0, 1)}
+    dataset: str
+    encoder: str
+    max_sentences: int
+    max_tokens: int
+    near_duplicate_threshold: float
+    splits: dict
+    shared: dict
+
+    def check(self) -> None:
+        for split, counts in self.splits.items():
+            if split not in ("train", "dev", "test") or not isinstance(counts, dict):
+                raise ValueError(f"splits.{split} is not a split's counts")
+            for key in AUDIT_COUNTS:
+                if not (_is_int(counts.get(key)) and counts[key] >= 0):
+                    raise ValueError(f"splits.{split}.{key} is {json.dumps(counts.get(key))}, not a count >= 0")
+            for key in ("sentences_median", "sentences_p99"):
+                if not (_conforms(counts.get(key), float) and counts[key] >= 0):
+                    raise ValueError(f"splits.{split}.{key} is {json.dumps(counts.get(key))}, not a number >= 0")
+            labels = counts.get("labels")
+            if not (isinstance(labels, dict) and all(_is_int(n) and n >= 0 for n in labels.values())
+                    and sum(labels.values()) == counts["documents"]):
+                raise ValueError(f"splits.{split}.labels is {json.dumps(labels)[:60]}, not class → "
+                                 f"documents summing to {counts['documents']}")
+            if counts["over_max_tokens"] > counts["sentences_seen"]:
+                raise ValueError(f"splits.{split}.over_max_tokens exceeds its sentences_seen")
+        for pair, counts in self.shared.items():
+            if pair not in AUDIT_PAIRS:
+                raise ValueError(f"shared.{pair} is not one of {list(AUDIT_PAIRS)}")
+            a, b = pair.split("_")
+            if a not in self.splits or b not in self.splits:
+                raise ValueError(f"shared.{pair} counts a split the record does not hold")
+            if not (isinstance(counts, dict) and set(counts) == {"exact", "near"}
+                    and all(_is_int(n) and n >= 0 for n in counts.values())
+                    and counts["exact"] + counts["near"] <= self.splits[a]["documents"]):
+                raise ValueError(f"shared.{pair} is {json.dumps(counts)[:60]}, not "
+                                 f"{{exact, near}} counts of at most the {a} split's documents")

@@ -75,3 +75,21 @@ def test_a_text_longer_than_spacy_splits_is_named_by_file_and_line(tmp_path):
     # split already, the document is read: spaCy does not see it
     jsonl.write_text(json.dumps({"label": 1, "sentences": [long]}) + "\n")
     assert len(read_jsonl(jsonl)[0].sentences[0]) == 1_000_004
+
+
+def test_a_train_split_too_small_for_a_counterfactual_stops_prepare(tmp_path):
+    """One document per class: prepare used to pass and the pools step failed after training,
+    with advice about the model; ICDA keeps n // (2·C) = 2 // 4 = 0 originals per class."""
+    train = [json.dumps({"label": y, "sentences": [f"The food was {w}.", "We sat.", "It rained.", "A", "B"]})
+             for y, w in ((0, "bad"), (1, "good"))]
+    spec = jsonl_dataset(tmp_path / "data/d", train)
+    with pytest.raises(DataError) as err:
+        prepare_dataset("d", spec, tmp_path / "data", tmp_path / "out")
+    assert str(err.value) == (
+        f"{tmp_path / 'data/d/train.jsonl'}: the train split has 2 documents after preparation: ICDA keeps "
+        "n // (2·C) = 2 // 4 = 0 originals of each of the 2 classes to turn into counterfactuals, so no "
+        "counterfactual could be made. Fix: give the train split at least 2·C = 4 documents (2 of each class) "
+        f"after preparation: add documents to {tmp_path / 'data/d/train.jsonl'}, or lower min_sentences (now 1)")
+    spec = jsonl_dataset(tmp_path / "data/d", train * 2 + [json.dumps({"label": 0, "sentences": ["x", "y"]}),
+                                                           json.dumps({"label": 1, "sentences": ["z", "w"]})])
+    assert prepare_dataset("d", spec, tmp_path / "data", tmp_path / "out")["splits"]["train"]["documents"] == 4

@@ -55,7 +55,9 @@ def test_train_documents_in_test_are_counted_and_warned(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         stats = prepare_dataset("toy", TOY, tmp_path / "data", tmp_path / "out")
     assert stats["overlap"] == {"train_test": 2, "dev_test": 0}
-    assert "toy: 2 of 20 train documents also appear in the test split" in caplog.text
+    assert stats["test_overlap"] == {"train": {"exact": 2, "near": 0}, "dev": {"exact": 0, "near": 0}}
+    assert ("toy: 2 of 20 train and 0 of 10 dev documents share their text with a test document (2 the same "
+            "text after normalising case and whitespace, 0 near-duplicate(s)") in caplog.text
 
 
 def test_contradictory_duplicates_are_counted_and_warned(tmp_path, caplog):

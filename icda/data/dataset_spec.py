@@ -20,6 +20,11 @@ in :data:`SPEC_DEFAULTS`:
   precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
   (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
   ``spacy_model`` (for JSONL ``"text"`` records).
+* ``drop_test_overlap``: remove from train and dev, before they are cleaned, every document that
+  shares its text with a test document: the same text after normalising case and whitespace, or a
+  near-duplicate (word 3-shingle Jaccard similarity of at least ``near_duplicate_threshold``,
+  found by MinHash; :mod:`icda.data.overlap`). Default false: the data as published; the data
+  audit (``python -m icda audit``) and ``prepare``'s warning count them either way.
 * ``classes``: the number C >= 2 of classes; labels are 0 … C−1 (a label outside them is an
   error naming the file and line), balancing keeps C equal classes, a synthetic dataset is
   generated with C classes, and the dataset's classifier has C outputs (``model.n_classes`` of
@@ -75,6 +80,8 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "synthetic": {},
     "llm": {},
     "classes": 2,
+    "drop_test_overlap": False,
+    "near_duplicate_threshold": 0.8,
 }
 
 _CHOICES = {
@@ -83,7 +90,7 @@ _CHOICES = {
     "test_format": ("icda", "hotel", "jsonl", "eraser"),
 }
 _OPTIONAL_STR = ("train", "dev", "test", "url", "how_to_get", "spacy_model")
-_BOOL = ("ratings", "balance", "public", "allow_file_url")
+_BOOL = ("ratings", "balance", "public", "allow_file_url", "drop_test_overlap")
 #: the URL schemes ``url`` may have (``file`` only with ``allow_file_url: true``)
 URL_SCHEMES = ("http", "https")
 
@@ -145,6 +152,9 @@ def validate_spec(name: str, spec: dict) -> dict:
     df = out["dev_fraction"]
     if df is not None and (isinstance(df, bool) or not isinstance(df, (int, float)) or not 0 < df < 1):
         raise fail("dev_fraction", f"{df!r} is not a number in (0, 1)", "give e.g. 0.2, or null")
+    nd = out["near_duplicate_threshold"]
+    if isinstance(nd, bool) or not isinstance(nd, (int, float)) or not 0 < nd < 1:
+        raise fail("near_duplicate_threshold", f"{nd!r} is not a number in (0, 1)", "give e.g. 0.8")
     td = out["train_documents"]
     if td is not None and (isinstance(td, bool) or not isinstance(td, int) or td < 1):
         raise fail("train_documents", f"{td!r} is not a positive integer", "give e.g. 1200, or null for every document")

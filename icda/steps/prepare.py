@@ -105,7 +105,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
 
     Raises:
         ConfigError: the spec is invalid.
-        DataError: a file is missing or malformed, train/dev end up empty or with one class, or
+        DataError: a file is missing or malformed, train/dev end up empty or with one class or
+            too small for any counterfactual (:func:`check_counterfactual_room`), or
             the test split is empty or has no ground truth (:func:`check_test_split`).
     """
     spec = validate_spec(name, spec)
@@ -178,6 +179,9 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
                             f"the {split} split has {sum(labels.values())} documents and "
                             f"{len(labels)} class(es) after preparation (need all {spec['classes']}: "
                             f"class(es) {missing} missing)", fix)
+        check_counterfactual_room(split, prepared[split], spec["classes"], where,
+                                  f"raise synthetic.n_{split}" if spec["source"] == "synthetic" else
+                                  f"add documents to {where}, or lower min_sentences (now {spec['min_sentences']})")
     warnings = check_test_split(name, spec, prepared["test"], inputs["test"])
     overlap = {split: count_test_overlap(prepared[split], prepared["test"])
                for split in ("train", "dev")}
@@ -240,6 +244,24 @@ def ground_truth_stats(docs: list[Document]) -> dict:
         "rationale_sentences_mean": (statistics.fmean(len(d.rationale) for d in annotated)
                                      if annotated else 0.0),
     }
+
+
+def check_counterfactual_room(split: str, docs: list[Document], n_classes: int, where: str, more: str) -> None:
+    """Check that the prepared ``split`` (train or dev, from ``where``) leaves room for a
+    counterfactual: the pools step keeps ``n // (2·C)`` originals of each class
+    (:func:`icda.counterfactual.build_plan`), none when ``n < 2·C``, and then fails after training
+    with advice about the model, while the cause is the data.
+
+    Raises:
+        DataError: the split has fewer than ``2·C`` documents (the numbers and the fix: ``more``).
+    """
+    n, room = len(docs), 2 * n_classes
+    if n // room == 0:
+        raise DataError(where, None, f"the {split} split has {n} documents after preparation: ICDA keeps "
+                        f"n // (2·C) = {n} // {room} = 0 originals of each of the {n_classes} classes to turn "
+                        "into counterfactuals, so no counterfactual could be made",
+                        f"give the {split} split at least 2·C = {room} documents (2 of each class) after "
+                        f"preparation: {more}")
 
 
 def check_test_split(name: str, spec: dict, docs: list[Document], where: str) -> list[str]:

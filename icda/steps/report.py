@@ -1,5 +1,6 @@
-"""``python -m icda report {tables,plots,viewer,compute,baselines}``: result tables, convergence
-plots, the rationale viewer, the compute-cost summary and the chance baselines of the tables.
+"""``python -m icda report {tables,plots,viewer,compute,baselines,audit}``: result tables, convergence
+plots, the rationale viewer, the compute-cost summary, the chance baselines of the tables and the
+data audit table.
 
 Examples::
 
@@ -13,6 +14,7 @@ Examples::
     python -m icda report baselines --test results/restaurant/data/test.jsonl \
         --settings results/restaurant/settings.json --spec results/restaurant/dataset.json \
         --out results/restaurant/baselines.json
+    python -m icda report audit --audits results/*/data_audit.json --out-dir results/tables
 
 Table groups come from ``--groups`` (JSON: ``{"table1_real": ["appearance", ...], ...}``), or
 from the ``report: groups:`` mapping of a workflow config (``--config``), or default to the
@@ -21,7 +23,7 @@ schema's ``report.groups`` (:func:`icda.report.inputs.load_groups`).
 The step functions this command calls live in :mod:`icda.report`, one module per output:
 :func:`icda.report.tables.write_tables`, :func:`icda.report.plots.plot_convergence`,
 :func:`icda.report.viewer.write_viewer`, :func:`icda.report.compute.write_compute` and
-:func:`icda.report.baselines.write_baselines` (each imported when its sub-command runs:
+:func:`icda.report.baselines.write_baselines`, :func:`icda.report.audit.write_audit_table` (each imported when its sub-command runs:
 matplotlib and pandas only where they are needed).
 """
 
@@ -111,6 +113,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compute.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
     compute.set_defaults(func=run)
 
+    audit = sub.add_parser(
+        "audit", help="the data audit table of every dataset (data_audit.csv, data_audit.md)",
+        description="Write data_audit.csv and data_audit.md: one row per dataset and split of the "
+                    "data_audit.json files `python -m icda audit` writes (icda/report/audit.py).")
+    audit.add_argument("--audits", nargs="+", required=True, type=Path, metavar="JSON",
+                       help="results/<dataset>/data_audit.json of every dataset")
+    audit.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
+    audit.set_defaults(func=run)
+
     from icda.report.baselines import DRAWS, SEED
 
     baselines = sub.add_parser(
@@ -172,8 +183,15 @@ def run_baselines(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_audit(args: argparse.Namespace) -> int:
+    from icda.report.audit import write_audit_table
+
+    write_audit_table(args.audits, args.out_dir)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Dispatch ``report tables`` / ``plots`` / ``viewer`` / ``compute`` / ``baselines``."""
+    """Dispatch ``report tables`` / ``plots`` / ``viewer`` / ``compute`` / ``baselines`` / ``audit``."""
     commands = {"tables": run_tables, "plots": run_plots, "viewer": run_viewer,
-                "compute": run_compute, "baselines": run_baselines}
+                "compute": run_compute, "baselines": run_baselines, "audit": run_audit}
     return commands[args.report_command](args)

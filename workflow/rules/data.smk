@@ -58,6 +58,25 @@ rule prepare:
         "python -m icda prepare --spec {input.spec:q} --out-dir {params.out:q} > {log:q} 2>&1"
 
 
+rule audit:
+    """What the dataset's splits hold as read, and what test shares with train and dev
+    (icda/steps/audit.py): text processing and the encoder's tokenizer, no model."""
+    input:
+        unpack(get_prepare_files),
+        spec="results/{dataset}/dataset.json",
+        settings=SETTINGS,
+    output:
+        "results/{dataset}/data_audit.json",
+    params:
+        checksums=lambda wc: dataset_inputs.data_checksums(config, wc.dataset),
+    log:
+        "results/logs/{dataset}/audit.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda audit --spec {input.spec:q} --settings {input.settings:q} --out {output:q} > {log:q} 2>&1"
+
+
 rule unavailable:
     output:
         "results/unavailable.json",

@@ -110,3 +110,20 @@ rule compute_cost:
     shell:
         "python -m icda report compute --results results --summaries {input.summaries:q}"
         " --out-dir {params.out:q} > {log:q} 2>&1"
+
+
+rule data_audit:
+    """One table of every dataset's audit (icda/report/audit.py)."""
+    input:
+        expand("results/{dataset}/data_audit.json", dataset=AVAILABLE),
+    output:
+        table=report("results/tables/data_audit.md", caption="../report/data_audit.rst", category="Data audit"),
+        csv="results/tables/data_audit.csv",
+    params:
+        out=get_out_dir,
+    log:
+        "results/logs/data_audit.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda report audit --audits {input:q} --out-dir {params.out:q} > {log:q} 2>&1"
