@@ -139,6 +139,10 @@ def test_write_tables(evals, tmp_path):
     for cell in ["40.0 ± 5.0", "58.0 ± 7.2", "63.7 ± 7.8", "**75.0 ± 18.0**", "Connectivity",
                  "Restaurant"]:
         assert cell in md
+    # the paper's figures beside ours (Table 2: ICDA 63.2 ± 5.2 and 57.4 ± 17.2), in the Markdown only
+    ours, paper = md.split("The paper's figures")
+    assert "63.2 ± 5.2" not in ours and "| ICDA | 63.2 ± 5.2     | 57.4 ± 17.2  |" in paper
+    assert "54.6 ± 5.0" in paper and "**" not in paper
     tex = (out / "table2_llm.tex").read_text()
     assert r"\toprule" in tex and r"\bottomrule" in tex
     assert r"\textbf{75.0} \tiny{$\pm$ 18.0}" in tex

@@ -33,6 +33,7 @@ import pandas as pd
 from icda.errors import DataError, rebuild_fix
 from icda.io import atomic_path, atomic_write
 from icda.report.inputs import ERASER_SUFFIX
+from icda.report.paper import CAPTION as PAPER_CAPTION, paper_table
 from icda.records import Baselines, EraserScores, Evaluation, RunSummary, icda_iteration
 
 log = logging.getLogger(__name__)
@@ -129,8 +130,10 @@ def load_eraser(paths: Iterable[str | Path], evaluations: pd.DataFrame) -> pd.Da
     no iteration COMP; a file of an intermediate iteration gets no row.
 
     Returns:
-        DataFrame with columns dataset, run, iteration (Int64, <NA> for COMP), method and one
-        float column per :data:`ERASER_COLUMNS` (NaN where ERASER has no number).
+        DataFrame with columns dataset, run, iteration (Int64, <NA> for COMP), method, one
+        float column per :data:`ERASER_COLUMNS` (NaN where ERASER has no number) and
+        ``gold_labels`` (False where the test set had no gold label: ERASER's classification
+        accuracy is n/a; no column of the tables needs one).
 
     Raises:
         DataError: a file is malformed (:class:`icda.records.EraserScores`), lacks its dataset or
@@ -162,12 +165,13 @@ def load_eraser(paths: Iterable[str | Path], evaluations: pd.DataFrame) -> pd.Da
                             "its method (MMI, CDA, ICDA, COMP) is not known",
                             "pass the eval.json files of every iteration of the run and of its COMP")
         values = record.summary()
+        gold = record.classification_scores.get("gold_labels")  # absent in files written before it
         for method in roles[key]:
             rows.append({"dataset": key[0], "run": key[1], "iteration": key[2], "method": method}
-                        | {c: values[c] for c in ERASER_COLUMNS})
-    df = pd.DataFrame(rows, columns=["dataset", "run", "iteration", "method", *ERASER_COLUMNS])
-    return df.astype({"dataset": "string", "run": "int64", "iteration": "Int64", "method": "string"}
-                     | dict.fromkeys(ERASER_COLUMNS, "float64"))
+                        | {c: values[c] for c in ERASER_COLUMNS} | {"gold_labels": gold != 0})
+    df = pd.DataFrame(rows, columns=["dataset", "run", "iteration", "method", *ERASER_COLUMNS, "gold_labels"])
+    return df.astype({"dataset": "string", "run": "int64", "iteration": "Int64", "method": "string",
+                      "gold_labels": "bool"} | dict.fromkeys(ERASER_COLUMNS, "float64"))
 
 
 def load_evaluations(paths: Iterable[str | Path], icda: dict[tuple[str, int], int] | None = None) -> pd.DataFrame:
@@ -473,6 +477,10 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
                  for ds in present}, index=chance.index)])
         shown.columns = [display_name(ds) for ds in present]
         md_parts += [shown.to_markdown(), ""]
+        paper = paper_table(present, METHODS) if metric == "precision" else None
+        if paper is not None:
+            paper.columns = [display_name(ds) for ds in paper.columns]
+            md_parts += [PAPER_CAPTION, "", paper.to_markdown(), ""]
     else:
         md_parts += [f"No results for any dataset of this table ({', '.join(group)}).", ""]
     unfinished = unfinished_runs(df, present)
@@ -504,6 +512,10 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
     return paths, section
 
 
+#: what the ERASER tables say of a dataset whose test set has no class label (the hotel files)
+NO_GOLD_LABELS = "no gold labels"
+
+
 def _write_eraser_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path,
                         unavailable: dict[str, str]) -> tuple[list[Path], str]:
     """Write ``<name>_eraser.csv/.md`` for one group (:func:`eraser_stats`); return the paths and
@@ -531,6 +543,12 @@ def _write_eraser_group(df: pd.DataFrame, name: str, group: list[str], out_dir: 
         md_parts += [shown.to_markdown(index=False), ""]
     else:
         md_parts += [f"No ERASER scores for any dataset of this table ({', '.join(group)}).", ""]
+    unlabelled = [ds for ds in present if "gold_labels" in df and not df.loc[df["dataset"] == ds, "gold_labels"].any()]
+    if unlabelled:
+        md_parts += [f"{', '.join(display_name(ds) for ds in unlabelled)}: {NO_GOLD_LABELS} in the test set: "
+                     "ERASER's classification accuracy is n/a (no gold labels); every column above needs none "
+                     "(the rationale metrics compare with the annotated sentences, comprehensiveness, sufficiency "
+                     "and AOPC use the model's predicted class).", ""]
     section = "\n".join(md_parts)
     missing = [ds for ds in group if ds not in present]
     if missing:
