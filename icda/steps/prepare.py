@@ -26,6 +26,7 @@ from pathlib import Path
 from icda.data.cleaning import clean, split_dev, subsample
 from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, validate_spec
 from icda.data.dataset_spec_files import load_one_spec
+from icda.data.overlap import normal_text, shared_documents
 from icda.data.document import Document, write_split
 from icda.data.readers import read_eraser, read_hotel_test, read_icda, read_jsonl
 from icda.data.synthetic import generate_synthetic
@@ -82,37 +83,12 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
     return out
 
 
-def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | Path,
-                    responses: str | Path | None = None) -> dict:
-    """Read, prepare and write one dataset: ``out_dir/{train,dev,test}.jsonl`` and ``stats.json``.
-
-    Train and dev are deduplicated, documents with fewer than ``min_sentences`` sentences dropped
-    and classes balanced (``balance``); when ``dev`` is null, dev is carved out of the prepared
-    train split (stratified, ``dev_fraction``), and ``train_documents`` cuts the train split to a
-    stratified sample of that size. The test split is kept as read and must be able to
-    measure rationale precision (:func:`check_test_split`). A ``source: llm`` dataset is read from
-    ``responses`` (default: where ``generate`` writes it) and cleaned and split by
-    :func:`icda.generate.postprocess.llm_splits`; its stats gain a ``generation`` section.
-    ``stats.json`` is written last, so its presence means the output is complete; an earlier output
-    in ``out_dir`` is removed first, so a failed run leaves none.
-
-    Returns:
-        The statistics written to ``stats.json``: per split the number of documents, label counts
-        and sentences per document (mean, population sd, min, max); per split the documents
-        dropped at each step; the test ground-truth coverage; the train and dev documents that
-        also appear in test (``overlap``); per train/dev split the texts it holds with more than
-        one label (``contradictory``: kept, once per label); ``warnings`` (also logged).
-
-    Raises:
-        ConfigError: the spec is invalid.
-        DataError: a file is missing or malformed, train/dev end up empty or with one class or
-            too small for any counterfactual (:func:`check_counterfactual_room`), or
-            the test split is empty or has no ground truth (:func:`check_test_split`).
-    """
-    spec = validate_spec(name, spec)
-    out_dir = Path(out_dir)
-    for stale in (out_dir / STATS_FILE, *(split_path(out_dir, split) for split in SPLITS)):  # stats.json first
-        stale.unlink(missing_ok=True)
+def read_raw(name: str, spec: dict, data_dir: str | Path, responses: str | Path | None = None
+             ) -> tuple[dict[str, list[Document] | None], dict[str, str], dict | None]:
+    """A validated spec's splits as read or generated, before preparation (``dev`` None when it
+    is carved out of train), where each comes from, and for a ``source: llm`` dataset its
+    generation statistics (else None)."""
+    generation = None
     if spec["source"] == "synthetic":
         kwargs = {"seed": spec["seed"], **spec["synthetic"]} | ({"n_classes": spec["classes"]}
                                                                   if spec["classes"] != 2 else {})
@@ -126,7 +102,53 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         raw = read_splits(name, spec, data_dir)
         carved = f"carved from train (dev_fraction {spec['dev_fraction']})"
         inputs = {s: str(Path(data_dir) / spec[s]) if spec[s] else carved for s in SPLITS}
+    return raw, inputs, generation
 
+
+def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | Path,
+                    responses: str | Path | None = None) -> dict:
+    """Read, prepare and write one dataset: ``out_dir/{train,dev,test}.jsonl`` and ``stats.json``.
+
+    With ``drop_test_overlap``, the train and dev documents that share their text with a test
+    document (exact or near-duplicate, :mod:`icda.data.overlap`) are removed first; else a
+    dataset whose prepared train or dev split holds some is warned about in one line. Train and
+    dev are deduplicated, documents with fewer than ``min_sentences`` sentences dropped
+    and classes balanced (``balance``); when ``dev`` is null, dev is carved out of the prepared
+    train split (stratified, ``dev_fraction``), and ``train_documents`` cuts the train split to a
+    stratified sample of that size. The test split is kept as read and must be able to
+    measure rationale precision (:func:`check_test_split`). A ``source: llm`` dataset is read from
+    ``responses`` (default: where ``generate`` writes it) and cleaned and split by
+    :func:`icda.generate.postprocess.llm_splits`; its stats gain a ``generation`` section.
+    ``stats.json`` is written last, so its presence means the output is complete; an earlier output
+    in ``out_dir`` is removed first, so a failed run leaves none.
+
+    Returns:
+        The statistics written to ``stats.json``: per split the number of documents, label counts
+        and sentences per document (mean, population sd, min, max); per split the documents
+        dropped at each step; the test ground-truth coverage; the train and dev documents that
+        also appear in test (``overlap``: the same sentences); per train/dev split the documents
+        that share their text with a test document (``test_overlap``: ``exact``, the same text after
+        normalising case and whitespace, and ``near``, near-duplicates; :mod:`icda.data.overlap`),
+        removed before cleaning with ``drop_test_overlap`` (``dropped``: ``shared_with_test``); per
+        train/dev split the texts it holds with more than
+        one label (``contradictory``: kept, once per label); ``warnings`` (also logged).
+
+    Raises:
+        ConfigError: the spec is invalid.
+        DataError: a file is missing or malformed, train/dev end up empty or with one class or
+            too small for any counterfactual (:func:`check_counterfactual_room`), or
+            the test split is empty or has no ground truth (:func:`check_test_split`).
+    """
+    spec = validate_spec(name, spec)
+    out_dir = Path(out_dir)
+    for stale in (out_dir / STATS_FILE, *(split_path(out_dir, split) for split in SPLITS)):  # stats.json first
+        stale.unlink(missing_ok=True)
+    raw, inputs, generation = read_raw(name, spec, data_dir, responses)
+
+    # train and dev documents that share their text with a test document (icda.data.overlap)
+    shared = {split: shared_documents(raw[split], raw["test"], spec["near_duplicate_threshold"])
+              for split in ("train", "dev") if raw[split] is not None}
+    near_keys = {normal_text(raw[split][i]) for split, found in shared.items() for i in found.near}
     dropped: dict[str, dict[str, int]] = {}
     prepared: dict[str, list[Document]] = {}
     for split in ("train", "dev"):
@@ -136,6 +158,9 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         steps: dict[str, int] = {"read": len(docs)}
         if spec["source"] == "files" and spec["ratings"]:
             steps["rating_between_thresholds"] = _count_lines(Path(data_dir) / spec[split]) - len(docs)
+        if spec["drop_test_overlap"]:
+            docs = [doc for i, doc in enumerate(docs) if i not in shared[split].all]
+            steps["shared_with_test"] = steps["read"] - len(docs)
         kept, cleaned = clean(docs, spec["min_sentences"], spec["balance"], spec["seed"])
         steps.update(cleaned)
         prepared[split] = kept
@@ -185,10 +210,9 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
     warnings = check_test_split(name, spec, prepared["test"], inputs["test"])
     overlap = {split: count_test_overlap(prepared[split], prepared["test"])
                for split in ("train", "dev")}
-    for split, n in overlap.items():
-        if n:
-            warnings.append(f"{name}: {n} of {len(prepared[split])} {split} documents also appear in "
-                            "the test split (same sentences)")
+    test_overlap = count_shared(prepared, {normal_text(doc) for doc in prepared["test"]}, near_keys)
+    if (warning := overlap_warning(name, spec, prepared, test_overlap)) is not None:
+        warnings.append(warning)
     contradictory = {split: count_contradictory(prepared[split]) for split in ("train", "dev")}
     for split, n in contradictory.items():
         if n:
@@ -208,6 +232,7 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         "dropped": dropped,
         "test_ground_truth": ground_truth_stats(prepared["test"]),
         "overlap": {f"{split}_test": n for split, n in overlap.items()},
+        "test_overlap": test_overlap,
         "contradictory": contradictory,
         "warnings": warnings,
     }
@@ -304,6 +329,35 @@ def count_test_overlap(docs: list[Document], test: list[Document]) -> int:
     """How many of ``docs`` have the same sentences as a test document."""
     test_sentences = {doc.sentences for doc in test}
     return sum(doc.sentences in test_sentences for doc in docs)
+
+
+def count_shared(prepared: dict[str, list[Document]], test_keys: set[str], near_keys: set[str]
+                 ) -> dict[str, dict[str, int]]:
+    """Per train/dev split, its documents whose text (:func:`~icda.data.overlap.normal_text`) is
+    a test document's (``exact``) or one of ``near_keys``, the near-duplicates of test documents
+    (``near``)."""
+    out = {}
+    for split in ("train", "dev"):
+        keys = [normal_text(doc) for doc in prepared[split]]
+        exact = sum(key in test_keys for key in keys)
+        out[split] = {"exact": exact, "near": sum(key in near_keys and key not in test_keys for key in keys)}
+    return out
+
+
+def overlap_warning(name: str, spec: dict, prepared: dict[str, list[Document]],
+                    test_overlap: dict[str, dict[str, int]]) -> str | None:
+    """One line for a dataset whose prepared train or dev documents share their text with a test
+    document (:func:`count_shared`), or None."""
+    shared = {split: sum(n.values()) for split, n in test_overlap.items()}
+    if not any(shared.values()):
+        return None
+    exact = sum(n["exact"] for n in test_overlap.values())
+    near = sum(n["near"] for n in test_overlap.values())
+    where = " and ".join(f"{n} of {len(prepared[split])} {split}" for split, n in shared.items())
+    return (f"{name}: {where} documents share their text with a test document ({exact} the same text "
+            f"after normalising case and whitespace, {near} near-duplicate(s) of word 3-shingle Jaccard "
+            f">= {spec['near_duplicate_threshold']}); kept, as published: set "
+            f"datasets.{name}.drop_test_overlap: true to remove them")
 
 
 def count_contradictory(docs: list[Document]) -> int:
