@@ -65,6 +65,8 @@ PAPER = {"location": {"MMI": (71.0, 4.1), "CDA": (84.7, 2.2), "ICDA": (88.0, 0.8
 #: the fields every provenance entry must have (cpu_min may be null; conditions and source are optional)
 FIELDS = ("command", "commit", "machine", "date", "wall_min", "cpu_min")
 FILL = "FILL IN"
+#: a new input's provenance entry, to be filled in (conditions: optional, e.g. "fresh clone, nothing else running")
+TEMPLATE = {f: FILL for f in FIELDS} | {"conditions": ""}
 RUN = "PYTHONPATH=. .venv/bin/python scripts/results_page.py"
 
 
@@ -345,14 +347,16 @@ def collect(offline: Path | None, robustness: list[Path], into: Path, provenance
             # the earlier measurement's time stays in the cost table; its tables are in git's history
             provenance["timings"] = [{k: old.get(k) for k in ("commit", "date", "machine", "wall_min", "cpu_min",
                                                               "conditions")}] + list(provenance.get("timings") or [])
-        provenance["offline"] = {f: FILL for f in FIELDS} | {"command": "snakemake --cores 2 --configfile config/offline.yaml"}
+        provenance["offline"] = TEMPLATE | {"command": "snakemake --cores 2 --configfile config/offline.yaml"}
     for folder in robustness:
         read_runs(folder)  # checks the columns
         dest = into / "robustness" / folder.name
         dest.mkdir(parents=True, exist_ok=True)
         shutil.copy2(folder / "runs.csv", dest / "runs.csv")
         provenance["robustness"] = dict(provenance.get("robustness") or {})
-        provenance["robustness"][folder.name] = {f: FILL for f in FIELDS}  # new runs: their provenance anew
+        provenance["robustness"][folder.name] = dict(TEMPLATE)  # new runs: their provenance anew
+    order = ("offline", "robustness", "timings")
+    provenance = {k: provenance[k] for k in order if k in provenance} | {k: v for k, v in provenance.items() if k not in order}
     provenance_path.parent.mkdir(parents=True, exist_ok=True)
     text = provenance_path.read_text(encoding="utf-8") if provenance_path.exists() else ""
     header = "".join(line + "\n" for line in text.splitlines()[: _comment_lines(text)])
