@@ -46,6 +46,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from icda.report.paper import CAPTION as PAPER_CAPTION, PAPER_PRECISION, paper_table  # noqa: E402
 from icda.report.tables import (ERASER_COLUMNS, METHODS, METRICS, _best, display_name,  # noqa: E402
                                 eraser_cell)
 
@@ -58,10 +59,6 @@ _BLOCK = re.compile(r"(<!-- generated: ([\w-]+) -->\n)(.*?)(<!-- /generated -->)
 OFFLINE_FILES = ("all_results.csv", "compute.csv")
 #: datasets whose runs go to the held-out table
 HOTEL = ("location", "service", "cleanliness")
-#: the paper's Table 1 (Plyler & Chi 2025; fine-tuned BERT, mean ± sd over 3 runs) for the hotel aspects
-PAPER = {"location": {"MMI": (71.0, 4.1), "CDA": (84.7, 2.2), "ICDA": (88.0, 0.8)},
-         "service": {"MMI": (66.8, 4.3), "CDA": (70.0, 5.4), "ICDA": (74.0, 4.5)},
-         "cleanliness": {"MMI": (55.8, 2.7), "CDA": (53.9, 15.7), "ICDA": (56.0, 17.1)}}
 #: the fields every provenance entry must have (cpu_min may be null; conditions and source are optional)
 FIELDS = ("command", "commit", "machine", "date", "wall_min", "cpu_min")
 FILL = "FILL IN"
@@ -166,8 +163,14 @@ def offline_table(groups: list[pd.DataFrame]) -> str:
                                  for m in stats.index}))
             rows += [m for m in stats.index if m not in rows]
     order = [m for m in METHODS if m in rows] + [m for m in rows if m not in METHODS]
-    return _table(["method"] + [display_name(ds) for ds, _ in columns],
+    text = _table(["method"] + [display_name(ds) for ds, _ in columns],
                   [[m] + [cells.get(m, "–") for _, cells in columns] for m in order])
+    paper = paper_table([ds for ds, _ in columns], METHODS)
+    if paper is not None:
+        text += "\n\n" + PAPER_CAPTION + "\n\n" + _table(
+            ["method"] + [display_name(ds) for ds in paper.columns],
+            [[m] + list(paper.loc[m]) for m in paper.index])
+    return text
 
 
 def _cell(stats: pd.DataFrame, method: str, ds: str) -> str:
@@ -241,7 +244,7 @@ def hotel_block(runs: list[pd.DataFrame], provenance: dict) -> str:
     rows = []
     for dataset, part in df.groupby("dataset", sort=True):
         rows.append(summary_rows(part, f"{dataset}, this project (frozen MiniLM)"))
-        paper = PAPER.get(dataset)
+        paper = PAPER_PRECISION.get(dataset)
         if paper:
             rows.append([f"{dataset}, the paper (fine-tuned BERT)", "3", "GPU"]
                         + [f"{m:.1f} ± {s:.1f}" for m, s in (paper["MMI"], paper["CDA"])]

@@ -28,7 +28,14 @@ def _render(offline: Path = FIXTURE / "offline", robustness=None) -> dict[str, s
 
 
 def test_offline_table_known_answer():
-    table, measured = _render()["offline-table"].split("\n\n")
+    table, caption, paper, measured = _render()["offline-table"].split("\n\n")
+    assert caption.startswith("The paper's figures") and paper == """\
+| method | Connectivity | Restaurant |
+|---|---|---|
+| COMP | 56.9 ± 4.9 | 41.3 ± 7.5 |
+| MMI | 50.3 ± 8.9 | 54.6 ± 5.0 |
+| CDA | 57.9 ± 7.6 | 51.5 ± 11.7 |
+| ICDA | 63.2 ± 5.2 | 57.4 ± 17.2 |"""
     assert table == """\
 | method | Connectivity | Restaurant |
 |---|---|---|
