@@ -13,7 +13,7 @@ import importlib
 import logging
 import sys
 
-from icda.errors import IcdaError
+from icda.errors import IcdaError, redact
 
 #: command → the module that holds it, in the order ``--help`` lists them (a key's ``_`` is the
 #: command's ``-``: ``config_reference`` is the command ``config-reference``)
@@ -76,5 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args) or 0
     except IcdaError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the system's answer (a full disk, a read-only file system, ...): one line
+        where = exc.filename2 or exc.filename
+        reason = exc.strerror or str(exc)
+        print(redact(f"error: {where}: {reason}" if where is not None else f"error: {reason}"), file=sys.stderr)
+        return 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -11,14 +12,20 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator, TypeVar
 
-from icda.errors import DataError
+from icda.errors import ConfigError, DataError
 
 T = TypeVar("T")
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it onto ``path`` only on success."""
+    """Yield a temporary path beside ``path``; rename it onto ``path`` only on success.
+
+    Raises:
+        OSError: the file cannot be written (a full disk, a file-size limit, a read-only file
+            system, ...); one raised without a file name, by a write to the temporary file, gets
+            ``path`` as its ``filename``, so that the command line can name the file.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -29,6 +36,10 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, path)
+    except OSError as exc:
+        if exc.errno in WRITE_ERRORS and exc.filename in (None, tmp):
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -79,6 +90,40 @@ def open_output(path: str | Path) -> Iterator[IO[str]]:
         return
     with atomic_write(os.path.realpath(path)) as fh:
         yield fh
+
+
+#: the errors of writing a file that say nothing about the data (:func:`atomic_path`)
+WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EACCES,
+                          errno.EPERM})
+
+
+def check_writable(option: str, out: str | Path | None) -> None:
+    """Check, before a command does its work, that its output file ``out`` (given as ``option``)
+    can be written: its folder, or the nearest one above it that exists (created on writing),
+    is a folder in which a file can be created now. None, ``-`` and the special files
+    :func:`open_output` writes through pass. A full disk or a file-size limit can still stop the
+    write itself (the command line then names the file: ``error: <path>: <reason>``).
+
+    Raises:
+        ConfigError: a path above ``out`` is a file, not a folder; or no file can be created in
+            its folder (a read-only file system, no permission), naming the option, the folder,
+            the reason and the fix.
+    """
+    if out is None or str(out) in STDOUT_NAMES or _streamed(Path(out)):
+        return
+    out = Path(out)
+    folder = Path(os.path.abspath(out)).parent
+    while not folder.exists() and not folder.is_symlink():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ConfigError(f"{option} {out}: {folder} is a file, not a folder, so nothing can be written below it. "
+                          "Fix: give a path in a folder")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"{option} {out}: cannot write in {folder} ({exc.strerror}). Fix: give a path in a "
+                          "folder you can write to") from None
 
 
 def write_json(obj: Any, path: str | Path) -> None:

@@ -400,9 +400,10 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.io import STDOUT_NAMES, open_output
+    from icda.io import STDOUT_NAMES, check_writable, open_output
 
     check_output(args.out, args.input, args.model)
+    check_writable("--out", args.out)  # before the work: a read-only folder fails now, not after it
     predictions = predict_file(args.model, args.input, args.format, args.settings, args.device, args.spacy_model)
     with open_output(args.out or "-") as fh:
         for prediction in predictions:
