@@ -58,6 +58,7 @@ def _run(**env) -> dict:
 FIXED_KERNELS_RUN_HERE = {"avx2", "fma"} <= cpu_flags()
 
 
+@pytest.mark.slow  # three interpreters under different kernel environments (about 20 s): the slow stage
 @pytest.mark.skipif(not FIXED_KERNELS_RUN_HERE, reason="the fixed path is defined for x86-64 CPUs with AVX2 and FMA")
 def test_fixed_path_gives_the_same_bits_whatever_kernels_the_environment_asks_for():
     environments = [{}, {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "AVX512", "OMP_NUM_THREADS": "2",
@@ -69,6 +70,7 @@ def test_fixed_path_gives_the_same_bits_whatever_kernels_the_environment_asks_fo
                for r in results)
 
 
+@pytest.mark.slow  # two interpreters under different kernel environments: the slow stage, beside the test above
 @pytest.mark.skipif("avx2" not in cpu_flags(), reason="needs ATen's AVX2 kernels to compare with the generic ones")
 def test_the_workload_does_tell_kernel_paths_apart():
     """Without the fixed path, ATen's generic and AVX2 kernels give other bits on this workload:

@@ -419,6 +419,7 @@ def test_transformers_backend_resumes_to_the_same_answers(tiny_gpt2_dir, tmp_pat
 # --- workflow ---
 
 
+@pytest.mark.slow  # two dry runs of the workflow in fresh interpreters (about 5 s)
 def test_generate_rule_runs_only_for_llm_datasets(tmp_path):
     def dry_run(*configfiles):
         env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")

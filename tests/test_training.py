@@ -139,8 +139,11 @@ def test_mmi_falls_for_the_verdict_shortcut_exactly_when_it_is_the_most_informat
     assert shares[0.7][0] <= 0.1 and shares[0.7][1] >= 0.85, shares
 
 
-def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encoder_settings):
-    """The paper's setting: gradients reach the token encoder; the saved model reloads exactly."""
+@pytest.mark.parametrize("selector_input, layers", [("sentence", 1), ("centred", 2)])
+def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encoder_settings, selector_input, layers):
+    """The paper's setting: gradients reach the token encoder; the saved model reloads exactly.
+    The frozen mode's read-out options (the document-centred selector input, several layers)
+    work the same way on the fine-tuned vectors."""
     from icda.data.document import write_documents
     from icda.settings import Settings
     from icda.loading import open_workspace, save_model
@@ -149,13 +152,15 @@ def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encode
     for name, docs in splits.items():
         write_documents(docs, tmp_path / f"{name}.jsonl")
     settings = Settings.from_dict({
-        "encoder": tiny_encoder_settings.to_dict(),
-        "model": {"d_model": 16, "layers": 1, "heads": 2, "dff": 32, "finetune": True},
+        "encoder": tiny_encoder_settings.to_dict() | {"layers": layers},
+        "model": {"d_model": 16, "layers": 1, "heads": 2, "dff": 32, "finetune": True,
+                  "selector_input": selector_input},
         "train": {"lr": 1e-2, "encoder_lr": 1e-2, "batch_size": 8, "max_epochs": 1, "patience": 1},
         "device": "cpu",
     })
     ws = open_workspace(settings, tmp_path)
     model = ws.network(0)
+    assert model.sentences.hidden_size == 32 * layers and (model.centred is not None) == (selector_input == "centred")
     before = {k: v.clone() for k, v in model.sentences.encoder.state_dict().items()}
     train, dev = ws.split("train"), ws.split("dev")
     result = train_model(model, lambda e: (train.ids, train.labels), dev.ids, dev.labels, settings.train, 0)
@@ -267,6 +272,7 @@ def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_
         evaluate_predictions(settings, tmp_path, out / "predictions.json", "test", labels)
 
 
+@pytest.mark.slow  # trains every candidate twice, in one process and as separate jobs (about 8 s)
 def test_an_iterations_candidates_trained_in_one_process_equal_separate_jobs(tmp_path, tiny_encoder_settings):
     """``train --candidates`` trains an iteration's candidates (or a run's COMP grid) one after
     another in one process (the dataset is loaded once); each candidate's files hold exactly the

@@ -176,6 +176,7 @@ def test_fresh_machine_dry_run_downloads_public_data_before_prepare(tmp_path, ht
         assert all(f in prepares[dataset]["reason"] for f in files)  # "updated by another job"
 
 
+@pytest.mark.slow  # a dry run of the default config and a run (about 15 s)
 def test_without_network_the_main_command_runs_what_it_can(tmp_path):
     """The README's main command (the default config) on a machine that cannot reach the
     download server: the public datasets are left out, the synthetic data and the theory still
@@ -207,6 +208,7 @@ def test_bad_config_is_rejected_with_the_key_named(tmp_path):
     assert "lr" in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow  # runs prepare on a 2 MB file through the workflow, then two dry runs (about 20 s)
 def test_data_copied_again_with_the_same_bytes_reruns_nothing(tmp_path):
     """A data file copied again (a fresh download, `cp` without -p, a new machine) is newer than
     everything made from it: with the same bytes nothing reruns (the workflow profile's
