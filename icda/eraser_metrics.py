@@ -256,7 +256,8 @@ def score_results(annotations: Sequence[Mapping], results: Sequence[Mapping],
 
     Args:
         annotations: the lines of ERASER's ``<split>.jsonl`` (``annotation_id``,
-            ``classification``, ``evidences``: groups of evidence dicts with ``docid``,
+            ``classification`` (a class, or None: no gold label; only the accuracy needs one),
+            ``evidences``: groups of evidence dicts with ``docid``,
             ``start_token``/``end_token`` and ``start_sentence``/``end_sentence``, end exclusive).
         results: the lines of a predictions JSONL (``annotation_id``, ``rationales``: per document
             ``docid``, ``hard_rationale_predictions`` [{"start_token", "end_token"}],
@@ -270,7 +271,9 @@ def score_results(annotations: Sequence[Mapping], results: Sequence[Mapping],
         ERASER's keys: ``iou_scores`` (:func:`iou_scores`), ``rationale_prf`` (:func:`prf` of
         the hard spans), ``token_prf`` (:func:`unit_prf` of the token spans),
         ``token_soft_metrics`` and ``sentence_soft_metrics`` (:func:`soft_scores`),
-        ``classification_scores`` (``accuracy``: predicted equals gold over the annotations;
+        ``classification_scores`` (``accuracy``: predicted equals gold over the annotations with a
+        ``classification`` (None where none has one: a test set without gold labels, such as the
+        hotel files); ``gold_labels``: how many have one;
         ``comprehensiveness``, ``sufficiency``: :func:`faithfulness`; ``aopc_thresholds``,
         ``comprehensiveness_aopc``, ``comprehensiveness_aopc_points``, ``sufficiency_aopc``,
         ``sufficiency_aopc_points``: :func:`aopc`); and ours: ``sentence_prf`` (:func:`unit_prf`
@@ -308,8 +311,12 @@ def score_results(annotations: Sequence[Mapping], results: Sequence[Mapping],
                                                            "soft_sentence_predictions")),
     }
     by_id = {r["annotation_id"]: r for r in results}
+    missing = [a["annotation_id"] for a in annotations if a["annotation_id"] not in by_id]
+    if missing:  # every annotation has its results line
+        raise KeyError(missing[0])
+    labelled = [a for a in annotations if a.get("classification") is not None]
     accuracy = float(np.mean([by_id[a["annotation_id"]]["classification"] == a["classification"]
-                              for a in annotations])) if annotations else None
+                              for a in labelled])) if labelled else None
 
     def predicted(r: Mapping, field: str, kls: str | None = None) -> float:
         return r[field][kls or r["classification"]]
@@ -328,6 +335,7 @@ def score_results(annotations: Sequence[Mapping], results: Sequence[Mapping],
     suff_aopc, suff_points = aopc(full, binned["sufficiency_classification_scores"])
     scores["classification_scores"] = {
         "accuracy": accuracy,
+        "gold_labels": len(labelled),
         "comprehensiveness": faithfulness(full, [predicted(r, "comprehensiveness_classification_scores")
                                                  for r in results]),
         "sufficiency": faithfulness(full, [predicted(r, "sufficiency_classification_scores") for r in results]),

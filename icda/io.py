@@ -10,7 +10,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, TypeVar
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from icda.errors import ConfigError, DataError
 
@@ -90,6 +90,58 @@ def open_output(path: str | Path) -> Iterator[IO[str]]:
         return
     with atomic_write(os.path.realpath(path)) as fh:
         yield fh
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same path once links and ``..`` are resolved,
+    or two names (hard links) of one existing file."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def check_output(option: str, out: str | Path | None, what: str, inputs: Mapping[str, str | Path | None] = {},
+                 folders: Mapping[str, str | Path | None] = {}) -> None:
+    """The one guard of every command that writes a file: refuse, before anything is read or
+    written, an output ``out`` (given as ``option``, holding ``what``, e.g. "the predictions")
+    that would destroy what the command reads.
+
+    Args:
+        out: the output path; None or ``-`` (standard output) passes.
+        inputs: {what it is (e.g. "the input file"): its path} (None entries and ``-`` skipped).
+        folders: {what it is (e.g. "the model folder"): a folder nothing may be written into}.
+
+    Raises:
+        ConfigError: ``out`` is a folder; it is one of ``inputs`` (also through a link, a hard
+            link or another spelling such as ``a/../b``: it would replace that file); or it lies
+            inside one of ``folders`` (also as a hard link of a file in it), naming the option, the
+            path, the clash and the fix.
+    """
+    if out is None or str(out) in STDOUT_NAMES:
+        return
+    out = Path(out)
+    if out.is_dir():
+        raise ConfigError(f"{option} {out}: is a folder, not a file. Fix: give the path of the file for {what}, "
+                          f"e.g. {option} {out / 'out.json'}")
+    for name, path in inputs.items():
+        if path is not None and str(path) != "-" and same_file(out, path):
+            raise ConfigError(f"{option} {out}: is {name} {path}: {what} would replace it. Fix: write {what} to "
+                              f"another file, e.g. {option} {Path(path).with_name(Path(path).stem + '.out' + Path(path).suffix)}")
+    real = Path(os.path.realpath(out))
+    for name, folder in folders.items():
+        if folder is None:
+            continue
+        root = Path(os.path.realpath(folder))
+        inside = real == root or root in real.parents
+        if not inside and root.is_dir():
+            inside = any(same_file(out, f) for f in root.iterdir() if f.is_file())
+        if inside:
+            raise ConfigError(f"{option} {out}: lies inside {name} {folder}: {what} would replace or mix with "
+                              f"its files. Fix: write {what} outside it, e.g. {option} "
+                              f"{Path(folder).name}.{out.name}")
 
 
 #: the errors of writing a file that say nothing about the data (:func:`atomic_path`)

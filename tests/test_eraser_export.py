@@ -62,6 +62,22 @@ def trained(tmp_path_factory, tiny_encoder_settings):
     return root
 
 
+def result_line(annotation_id: str, docid: str, n_tokens: int = 2, n_sentences: int = 1, **change) -> dict:
+    """A results line in ERASER's format for one document of ``n_tokens`` tokens and
+    ``n_sentences`` sentences (its first token selected), every field present; ``change``
+    replaces fields."""
+    probs = {"0": 0.25, "1": 0.75}
+    line = {"annotation_id": annotation_id,
+            "rationales": [{"docid": docid, "hard_rationale_predictions": [{"start_token": 0, "end_token": 1}],
+                            "soft_rationale_predictions": [0.5] * n_tokens,
+                            "soft_sentence_predictions": [1.0 / n_sentences] * n_sentences}],
+            "classification": "1", "classification_scores": probs,
+            "comprehensiveness_classification_scores": probs, "sufficiency_classification_scores": probs,
+            "thresholded_scores": [{"threshold": t, "comprehensiveness_classification_scores": probs,
+                                    "sufficiency_classification_scores": probs} for t in AOPC_THRESHOLDS]}
+    return line | change
+
+
 def _eraser_documents(out: Path) -> dict[str, list[list[str]]]:
     """The docs/ folder as ERASER's utils.load_documents reads it."""
     return {p.name: [[t for t in line.strip().split(" ") if t] for line in p.read_text().splitlines() if line.strip()]
@@ -82,7 +98,7 @@ def test_data_export_writes_documents_and_annotations(trained, tmp_path):
     for ann in annotations:
         doc = by_id[ann["annotation_id"]]
         assert docs[doc.id] == [s.split() for s in doc.sentences]  # one line a sentence, whitespace tokens
-        assert ann["classification"] == str(doc.label) and ann["docids"] == [doc.id]
+        assert ann["classification"] == (None if doc.label is None else str(doc.label)) and ann["docids"] == [doc.id]
         flat = [t for s in docs[doc.id] for t in s]
         assert len(ann["evidences"]) == len(doc.rationale)
         for (ev,) in ann["evidences"]:  # one evidence per group, one group per ground-truth sentence
@@ -153,7 +169,10 @@ def test_predictions_in_eraser_format(trained, tmp_path):
     assert short["comprehensiveness_classification_scores"]["1"] == pytest.approx(
         float(torch.softmax(bias.double(), 0)[1]))
     scores = json.loads((tmp_path / "scores.json").read_text())
-    assert scores["left_out"] == {"unlabelled": ["test-unlabelled"], "unannotated": ["test-none", "test-empty"]}
+    assert scores["left_out"] == {"unannotated": ["test-none", "test-empty"]}
+    # test-unlabelled is exported and scored; the accuracy counts the others
+    assert "test-unlabelled" in {r["annotation_id"] for r in rows}
+    assert scores["classification_scores"]["gold_labels"] == len(rows) - 1
     # k sentences per document: the sentence-level micro precision is the paper's precision
     assert scores["sentence_prf"]["instance_micro"]["p"] == pytest.approx(scores["paper"]["precision"])
     assert scores["rationale_prf"]["instance_micro"]["p"] == pytest.approx(scores["paper"]["precision"])
@@ -188,11 +207,12 @@ def test_scores_record_what_they_are_of(trained, tmp_path):
 def test_score_only_names_a_missing_document(trained, tmp_path, capsys):
     export_data(trained / "data", tmp_path / "eraser")
     pred = tmp_path / "pred.jsonl"
-    pred.write_text(json.dumps({"annotation_id": "x", "rationales": [{"docid": "nowhere"}]}) + "\n")
+    pred.write_text(json.dumps(result_line("x", "nowhere")) + "\n")
     assert main(["export-eraser", "--score-only", "--out-dir", str(tmp_path / "eraser"), "--predictions",
                  str(pred)]) == 2
     err = capsys.readouterr().err
-    assert "docs/nowhere: no document nowhere" in err and "Fix:" in err
+    assert f"{pred}:1: document nowhere: its document {tmp_path / 'eraser/docs/nowhere'} does not exist" in err
+    assert "Fix:" in err
 
 
 # --------------------------------------------------------------------------- import (format: eraser)
@@ -201,7 +221,7 @@ def test_score_only_names_a_missing_document(trained, tmp_path, capsys):
 def test_export_then_read_gives_the_same_documents(tmp_path):
     """Round trip: what export-eraser writes, format: eraser reads back (three classes)."""
     from icda.data.dataset_spec import validate_spec
-    from icda.data.readers import read_eraser
+    from icda.data.eraser_files import read_eraser
     from icda.steps.prepare import read_splits
 
     docs = {split: [Document(f"{split}-{i}", i % 3, tuple(FILLER[(i + s) % 6] for s in range(5)),
@@ -235,7 +255,7 @@ def _annotation(**change) -> dict:
     (_annotation(docids=["r1", "r2"]), "annotation r1 spans 2 documents"),
 ])
 def test_bad_eraser_input_is_named_by_file_line_and_annotation(tmp_path, ann, problem):
-    from icda.data.readers import read_eraser
+    from icda.data.eraser_files import read_eraser
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs/r1").write_text("a\nb\n")
@@ -243,3 +263,151 @@ def test_bad_eraser_input_is_named_by_file_line_and_annotation(tmp_path, ann, pr
     with pytest.raises(DataError, match="Fix:") as err:
         read_eraser(tmp_path / "test.jsonl")
     assert f"test.jsonl:2: {problem}" in str(err.value)
+
+
+# --------------------------------------------------------------------------- issue 49: export-eraser's files
+
+
+def _exported(trained: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """An ERASER data directory of the toy test split and the candidate's predictions on it."""
+    out_dir, pred = tmp_path / "eraser", tmp_path / "pred.jsonl"
+    assert main(["export-eraser", "--data-dir", str(trained / "data"), "--out-dir", str(out_dir), "--model",
+                 str(trained / "candidates/seed1"), "--embeddings", str(trained / "embeddings.pt"), "--predictions",
+                 str(pred), "--device", "cpu"]) == 0
+    return out_dir, pred
+
+
+def test_score_only_refuses_a_docid_outside_docs(trained, tmp_path, capsys):
+    """S1: a predictions line whose docid is ../../../../../etc/hostname is not read as a document."""
+    out_dir, pred = _exported(trained, tmp_path)
+    rows = _rows(pred)
+    bad = "../../../../../etc/hostname"
+    rows[0]["rationales"][0]["docid"] = bad
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+    assert main(["export-eraser", "--score-only", "--out-dir", str(out_dir), "--predictions", str(pred),
+                 "--scores", str(tmp_path / "scores.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"{pred}:1: annotation '{rows[0]['annotation_id']}': docid {bad!r} is not a file name in" in err
+    assert "Fix: give documents ids of letters" in err and "Traceback" not in err
+    assert not (tmp_path / "scores.json").exists()
+
+
+@pytest.mark.parametrize("case", ["out_dir_is_data_dir", "predictions_into_model", "scores_are_predictions",
+                                  "scores_are_annotations"])
+def test_export_eraser_refuses_an_output_that_is_one_of_its_inputs(trained, tmp_path, capsys, case):
+    """export-eraser (like predict, one shared guard) writes nothing over what it reads."""
+    import shutil
+
+    data = Path(shutil.copytree(trained / "data", tmp_path / "data"))
+    model = Path(shutil.copytree(trained / "candidates/seed1", tmp_path / "model"))
+    out_dir, pred = _exported(trained, tmp_path)
+    watched = [data / "test.jsonl", model / "model.pt", model / "model.json", pred, out_dir / "test.jsonl"]
+    before = {p: p.read_bytes() for p in watched}
+    common = ["--embeddings", str(trained / "embeddings.pt"), "--device", "cpu"]
+    argv, option, clash = {
+        "out_dir_is_data_dir": (["--data-dir", str(data), "--out-dir", str(data)], "--out-dir",
+                                f"is the prepared test split {data / 'test.jsonl'}"),
+        "predictions_into_model": (["--data-dir", str(data), "--out-dir", str(tmp_path / "e2"), "--model", str(model),
+                                    "--predictions", str(model / "model.pt"), "--scores", str(model / "model.json"),
+                                    *common], "--predictions", f"lies inside the model folder {model}"),
+        "scores_are_predictions": (["--score-only", "--out-dir", str(out_dir), "--predictions", str(pred), "--scores",
+                                    str(pred)], "--scores", f"is the predictions file {pred}"),
+        "scores_are_annotations": (["--score-only", "--out-dir", str(out_dir), "--predictions", str(pred), "--scores",
+                                    str(out_dir / "test.jsonl")], "--scores",
+                                   f"is the ERASER annotations file {out_dir / 'test.jsonl'}"),
+    }[case]
+    capsys.readouterr()
+    assert main(["export-eraser", *argv]) == 2
+    err = capsys.readouterr().err
+    assert option in err and clash in err and "Fix: write" in err and "Traceback" not in err
+    assert {p: p.read_bytes() for p in watched} == before
+
+
+def test_score_only_refuses_spans_outside_the_document_and_repeated_ids(trained, tmp_path, capsys):
+    """A negative start_token, a span past the document's end and an annotation scored twice are
+    errors naming the line, not numbers."""
+    out_dir, pred = _exported(trained, tmp_path)
+    rows = _rows(pred)
+    n_tokens = sum(len(s) for s in _eraser_documents(out_dir)[rows[0]["annotation_id"]])
+    for change, problem in [
+        ({"start_token": -1, "end_token": 1}, "hard rationale span [-1, 1) is not inside document"),
+        ({"start_token": 0, "end_token": n_tokens + 1}, f"hard rationale span [0, {n_tokens + 1}) is not inside"),
+        ("repeat", "already has a results line (line 1): it would count twice"),
+    ]:
+        lines = [json.loads(json.dumps(r)) for r in rows]
+        if change == "repeat":
+            lines.insert(1, lines[0])
+            where = f"{pred}:2:"
+        else:
+            lines[0]["rationales"][0]["hard_rationale_predictions"] = [change]
+            where = f"{pred}:1:"
+        pred.write_text("".join(json.dumps(r) + "\n" for r in lines))
+        capsys.readouterr()
+        assert main(["export-eraser", "--score-only", "--out-dir", str(out_dir), "--predictions", str(pred)]) == 2
+        err = capsys.readouterr().err
+        assert where in err and problem in err and "Fix:" in err, err
+
+
+@pytest.mark.parametrize("change, problem", [
+    ({"rationales": 5}, "rationales is 5, not a list of objects"),
+    ({"classification_scores": "x"}, 'classification_scores is "x", not an object of class probabilities'),
+    ({"classification": 1}, "classification is 1, not a string"),
+    ({"thresholded_scores": [{"threshold": "0.5"}]}, "thresholded_scores is"),
+])
+def test_score_only_lines_of_the_wrong_type_are_one_error_line(trained, tmp_path, capsys, change, problem):
+    out_dir, pred = _exported(trained, tmp_path)
+    rows = _rows(pred)
+    rows[1] |= change
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+    assert main(["export-eraser", "--score-only", "--out-dir", str(out_dir), "--predictions", str(pred)]) == 2
+    err = capsys.readouterr().err
+    assert f"{pred}:2: annotation '{rows[1]['annotation_id']}': {problem}" in err and "Traceback" not in err
+
+
+def test_score_only_fix_names_the_real_problem_not_the_aopc_thresholds(trained, tmp_path, capsys):
+    """Only missing AOPC bins are told to export again with the thresholds; a soft score list of the
+    wrong length is told what it should hold."""
+    out_dir, pred = _exported(trained, tmp_path)
+    rows = _rows(pred)
+    rows[0]["rationales"][0]["soft_rationale_predictions"].append(0.5)
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+    assert main(["export-eraser", "--score-only", "--out-dir", str(out_dir), "--predictions", str(pred)]) == 2
+    err = capsys.readouterr().err
+    assert f"{pred}:1:" in err and "soft_rationale_predictions holds" in err and "Fix: give one score per token" in err
+    assert "AOPC" not in err
+    assert main(["export-eraser", "--score-only", "--out-dir", str(out_dir), "--predictions", str(_exported(
+        trained, tmp_path / "again")[1]), "--aopc-thresholds", "0.3"]) == 2
+    err = capsys.readouterr().err
+    assert ":1: annotation" in err and "not [0.3]" in err and "--aopc-thresholds" in err
+
+
+def test_export_of_a_test_split_without_labels_scores_every_metric_but_accuracy(trained, tmp_path, capsys):
+    """A hotel-format test split (ground truth, no class label): every document is exported
+    (classification null) and scored; only the accuracy, which needs gold labels, is None."""
+    import shutil
+
+    data = Path(shutil.copytree(trained / "data", tmp_path / "data"))
+    docs = [json.loads(line) for line in (data / "test.jsonl").read_text().splitlines()]
+    write_documents([Document(d["id"], None, tuple(d["sentences"]), frozenset(d["rationale"]))
+                     for d in docs if d.get("rationale")], data / "test.jsonl")
+    out_dir, scores = tmp_path / "eraser", tmp_path / "scores.json"
+    assert main(["export-eraser", "--data-dir", str(data), "--out-dir", str(out_dir), "--model",
+                 str(trained / "candidates/seed1"), "--embeddings", str(trained / "embeddings.pt"), "--predictions",
+                 str(tmp_path / "pred.jsonl"), "--scores", str(scores), "--device", "cpu"]) == 0
+    assert "without a gold label: classification accuracy n/a (no gold labels)" in capsys.readouterr().err
+    annotations = _rows(out_dir / "test.jsonl")
+    assert len(annotations) == len(_rows(tmp_path / "pred.jsonl")) == 10
+    assert {a["classification"] for a in annotations} == {None}
+    got = json.loads(scores.read_text())
+    assert got["classification_scores"]["accuracy"] is None and got["classification_scores"]["gold_labels"] == 0
+    assert got["paper"]["accuracy"] is None and got["paper"]["n_docs"] == 10
+    for key in ("comprehensiveness", "sufficiency", "comprehensiveness_aopc", "sufficiency_aopc"):
+        assert isinstance(got["classification_scores"][key], float)
+    assert 0 <= got["sentence_prf"]["instance_micro"]["p"] <= 1
+    assert got["sentence_prf"]["instance_micro"]["p"] == pytest.approx(got["paper"]["precision"])
+    # and scored again from the files
+    again = score_eraser(out_dir, tmp_path / "pred.jsonl")
+    assert again["classification_scores"] == got["classification_scores"]

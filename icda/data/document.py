@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -9,6 +10,20 @@ from typing import Iterable
 from icda.errors import DataError
 from icda.io import read_jsonl, write_jsonl
 from icda.layout import split_path
+
+
+#: what a document id may be: a plain file name (ERASER keeps a document in ``docs/<docid>``), of
+#: ASCII letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit, at most 200
+#: characters (no ``/``, no ``..`` alone, no space, nothing a file system or a shell reads otherwise)
+DOC_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+#: :data:`DOC_ID` in words, for messages
+DOC_ID_RULE = ("letters A-Z a-z, digits, '.', '_' and '-', starting with a letter or digit, at most 200 "
+               "characters (pattern [A-Za-z0-9][A-Za-z0-9._-]{0,199})")
+
+
+def is_doc_id(value: object) -> bool:
+    """Whether ``value`` is a string that :data:`DOC_ID` matches whole."""
+    return isinstance(value, str) and DOC_ID.fullmatch(value) is not None
 
 
 @dataclass(frozen=True)

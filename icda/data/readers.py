@@ -10,7 +10,8 @@ Formats (one document a line, UTF-8; see ``icda-data/README.md``):
   is sentence-split with spaCy), with optional ``"rationale": [indices]`` and ``"id"``.
 * ERASER (DeYoung et al. 2020; ``format: eraser``): the split's annotations JSONL (ERASER's
   ``train.jsonl``/``val.jsonl``/``test.jsonl``) with the documents beside it in ``docs/<docid>``
-  (one sentence a line), as ``python -m icda export-eraser`` writes them (:func:`read_eraser`).
+  (one sentence a line), as ``python -m icda export-eraser`` writes them
+  (:func:`icda.data.eraser_files.read_eraser`).
 * plain text (new documents for ``python -m icda predict``): one unlabelled document a line,
   sentence-split with spaCy.
 
@@ -35,7 +36,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, Sequence
 
-from icda.data.document import Document
+from icda.data.document import DOC_ID_RULE, Document, is_doc_id
 from icda.data.cleaning import binarize_rating
 from icda.errors import DataError
 
@@ -165,6 +166,7 @@ def read_jsonl(
     require_label: bool = True,
     stream: BinaryIO | None = None,
     known_keys_only: bool = False,
+    file_name_ids: bool = False,
 ) -> list[Document]:
     """Read generic JSONL documents: one JSON object a line.
 
@@ -188,10 +190,13 @@ def read_jsonl(
             then only names it in messages and ids.
         known_keys_only: reject a record with a key outside :data:`JSONL_KEYS` (a typo such as
             ``"lable"`` would otherwise be ignored, and with it the label).
+        file_name_ids: reject an ``"id"`` that is not a plain file name
+            (:data:`~icda.data.document.DOC_ID`: ``python -m icda prepare`` asks it, as the ERASER
+            export keeps each document in ``docs/<id>``).
 
     Raises:
         DataError: the file is missing or not UTF-8; a line is not a JSON object, has an unknown
-            key (``known_keys_only``), has no or a
+            key (``known_keys_only``), an id that is not a file name (``file_name_ids``), has no or a
             bad label, neither or a malformed ``sentences``/``text``, a bad rationale index, a
             duplicate id, or no non-empty sentence; a string holds half a surrogate pair
             (``"\\ud83d"``); a ``text`` is longer than spaCy splits (1,000,000 characters).
@@ -267,94 +272,15 @@ def read_jsonl(
             sentences = _sentences(path, lineno, raw)
             rationale = None if keywords is None else keyword_rationale(sentences, keywords)
         doc_id = str(obj["id"]) if obj.get("id") is not None else f"{prefix}-{lineno}"
+        if file_name_ids and not is_doc_id(doc_id):
+            raise DataError(path, lineno, f"id {doc_id!r} is not a plain file name (the ERASER export writes "
+                            "each document to docs/<id>)", f"give ids of {DOC_ID_RULE}, or none, to number "
+                            "the documents by line")
         if doc_id in seen:
             raise DataError(path, lineno, f"id {doc_id!r} already used on line {seen[doc_id]}",
                             "give every document a unique id (or none, to number them by line)")
         seen[doc_id] = lineno
         docs.append(Document(doc_id, label, sentences, rationale))
-    return docs
-
-
-def read_eraser(path: str | Path, *, classes: Sequence[int] = BINARY_CLASSES) -> list[Document]:
-    """Read an ERASER split (ERASER's ``rationale_benchmark/utils.py``: ``annotations_from_jsonl``,
-    ``load_documents``): one annotation a line, its document in ``docs/<docid>`` beside the file.
-
-    Per annotation: the document id is the annotation's single document (``docids``, else its
-    evidences' ``docid``, else its ``annotation_id``); the label is ``classification``, which must
-    be a class index written as a string (``"0"`` … ``"C−1"``, as the export writes it); the
-    sentences are the document file's non-blank lines (stripped, as ERASER reads them); the ground
-    truth is the union of the evidences' sentence ranges ``[start_sentence, end_sentence)`` (an
-    annotation without evidence: annotated, no rationale sentence). The document's id is the
-    ``annotation_id``.
-
-    Raises:
-        DataError (naming the file, the line, the annotation id and the fix): a line is not a
-            JSON object with ``annotation_id``, ``classification`` and ``evidences``; an
-            annotation spans several documents (e-SNLI, CoS-E: not supported); its document file
-            is missing or empty; an evidence names another document, has no sentence indices
-            (``start_sentence`` −1) or lies outside its document; the label is not one of
-            ``classes``; an annotation id repeats.
-    """
-    path = Path(path)
-    docs_dir = path.parent / "docs"
-    fix = ('write one ERASER annotation a line: {"annotation_id": ..., "classification": "0", "evidences": '
-           '[[{"docid": ..., "start_sentence": i, "end_sentence": i + 1, ...}]]} (python -m icda export-eraser '
-           'writes them)')
-    docs, seen = [], {}
-    for lineno, line in _lines(path):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, lineno, f"not valid JSON ({exc.msg})", fix) from exc
-        if not isinstance(obj, dict) or not {"annotation_id", "classification", "evidences"} <= obj.keys():
-            raise DataError(path, lineno, "not an ERASER annotation (keys annotation_id, classification, "
-                            "evidences)", fix)
-        ann = str(obj["annotation_id"])
-        evidences = [ev for group in obj["evidences"] or [] for ev in group]
-        if not all(isinstance(ev, dict) and "docid" in ev for ev in evidences):
-            raise DataError(path, lineno, f"annotation {ann}: an evidence is not an object with a docid", fix)
-        docids = list(obj.get("docids") or dict.fromkeys(ev["docid"] for ev in evidences)) or [ann]
-        if len(docids) != 1:
-            raise DataError(path, lineno, f"annotation {ann} spans {len(docids)} documents {docids[:3]}",
-                            "give each annotation one document: multi-document ERASER tasks (e-SNLI, CoS-E) "
-                            "are not supported")
-        docid = str(docids[0])
-        doc_path = docs_dir / docid
-        if not doc_path.is_file():
-            raise DataError(path, lineno, f"annotation {ann}: its document {doc_path} does not exist",
-                            f"put the document's sentences, one a line, in {doc_path} (ERASER's docs/ folder "
-                            "beside the annotations file)")
-        sentences = tuple(s for s in (raw.strip() for raw in doc_path.read_text(encoding="utf-8").splitlines())
-                          if s)
-        if not sentences:
-            raise DataError(path, lineno, f"annotation {ann}: its document {doc_path} is empty",
-                            "give the document its sentences, one a line, or remove the annotation")
-        label = str(obj["classification"])
-        if label not in {str(c) for c in classes}:
-            raise DataError(path, lineno, f"annotation {ann}: classification {label!r} is not one of the classes "
-                            f"{[str(c) for c in classes]}", "write the classes as their indices 0 … C−1 (e.g. "
-                            "NEG → \"0\", POS → \"1\"), or set datasets.<name>.classes to their number")
-        rationale: set[int] = set()
-        for ev in evidences:
-            start, end = ev.get("start_sentence", -1), ev.get("end_sentence", -1)
-            if str(ev["docid"]) != docid:
-                raise DataError(path, lineno, f"annotation {ann}: an evidence names document {ev['docid']}, "
-                                f"not {docid}", "give every evidence the annotation's document")
-            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)) or start < 0:
-                raise DataError(path, lineno, f"annotation {ann}: an evidence has no sentence indices "
-                                f"(start_sentence {start}, end_sentence {end})",
-                                "give every evidence start_sentence and end_sentence (0-based, end exclusive)")
-            if not start < end <= len(sentences):
-                raise DataError(path, lineno, f"annotation {ann}: evidence sentences [{start}, {end}) lie outside "
-                                f"document {docid} ({len(sentences)} sentences in {doc_path})",
-                                "fix the evidence's start_sentence/end_sentence (0-based, end exclusive), or "
-                                "the document file")
-            rationale.update(range(start, end))
-        if ann in seen:
-            raise DataError(path, lineno, f"annotation id {ann!r} already used on line {seen[ann]}",
-                            "give every annotation a unique annotation_id")
-        seen[ann] = lineno
-        docs.append(Document(ann, int(label), sentences, frozenset(rationale)))
     return docs
 
 

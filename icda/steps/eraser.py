@@ -24,14 +24,20 @@ What is written (``out_dir`` is an ERASER data directory):
   which the model never sees).
 - ``<split>.jsonl`` (``test.jsonl``; ``val.jsonl`` for our ``dev``): one annotation per document,
   ``annotation_id`` = ``docid`` = the document's id, ``classification`` = its label as a string
-  (``"0"`` … ``"C−1"``: more than two classes are written as they are), ``query`` =
+  (``"0"`` … ``"C−1"``: more than two classes are written as they are; null without one), ``query`` =
   :data:`QUERY`, ``docids`` = [its id], and ``evidences``: one evidence group per ground-truth
   rationale sentence, holding one Evidence (``docid``, ``text``: the sentence's tokens,
   ``start_token``/``end_token`` in the document's flattened tokens, ``start_sentence``/
   ``end_sentence``; ends exclusive).
-- Left out, and counted in the returned :class:`EraserExport`: documents without a label (ERASER
-  needs a ``classification``) and documents without ground truth (``rationale`` absent, or
-  empty). ERASER scores every prediction against the evidences, so a document annotated with no
+- Documents without a label (a test split without gold labels, such as the hotel files) are
+  written with ``"classification": null`` and counted in :class:`EraserExport` (``unlabelled``):
+  the rationale metrics (token and sentence P/R/F1, IOU F1, AUPRC) need no label, and
+  comprehensiveness, sufficiency and AOPC use the model's predicted class, so
+  :func:`icda.eraser_metrics.score_results` gives every metric but the classification accuracy
+  (None, "n/a (no gold labels)" in the tables). ERASER's own ``metrics.py`` reads such a file but
+  its classification report needs a label on every annotation.
+- Left out, and counted in the returned :class:`EraserExport`: documents without ground truth
+  (``rationale`` absent, or empty). ERASER scores every prediction against the evidences, so a document annotated with no
   rationale sentence (an empty ``rationale``) would count its selections as wrong and its
   soft-score AUPRC has no positive to rank (NaN or an arbitrary value, by scikit-learn version).
   ``keep_empty=True`` (``--keep-empty-rationale``) writes those with ``evidences: []`` all the
@@ -50,17 +56,18 @@ import dataclasses
 import json
 import logging
 import math
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from icda.data.document import Document, read_split
+from icda.data.document import DOC_ID_RULE, Document, is_doc_id, read_split
+from icda.data.eraser_files import (RESULTS_FIX, check_annotation_spans, check_annotations, check_docid,
+                                    check_result_spans, check_results, read_document, read_json_lines)
 from icda.eraser_metrics import AOPC_THRESHOLDS, IOU_THRESHOLDS, score_results
 from icda.errors import DataError
-from icda.io import atomic_write, read_jsonl, write_jsonl
-from icda.layout import model_path, split_path
+from icda.io import atomic_write, check_output, write_jsonl
+from icda.layout import STATS_FILE, model_path, split_path
 from icda.records import Choice, EraserScores
 from icda.steps import command_doc
 
@@ -70,7 +77,6 @@ log = logging.getLogger(__name__)
 ERASER_SPLITS = {"train": "train", "dev": "val", "test": "test"}
 #: the ``query`` of every annotation (ERASER's classification tasks ask one question per dataset)
 QUERY = "What is the label of this document?"
-_DOCID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def tokenize(sentence: str) -> list[str]:
@@ -81,7 +87,8 @@ def tokenize(sentence: str) -> list[str]:
 @dataclass
 class EraserExport:
     """What :func:`export_eraser` wrote: the exported documents (split order) with their tokens
-    (per sentence, a list of tokens), the ids left out and why, and the files."""
+    (per sentence, a list of tokens), the ids exported without a gold label (``unlabelled``), the
+    ids left out for want of ground truth (``unannotated``), and the files."""
 
     documents: list[Document]
     tokens: dict[str, list[list[str]]]
@@ -93,10 +100,9 @@ class EraserExport:
 
 
 def _checked_tokens(doc: Document, path: Path, line: int) -> list[list[str]]:
-    if not _DOCID.fullmatch(doc.id):
+    if not is_doc_id(doc.id):
         raise DataError(path, line, f"document id {doc.id!r} cannot be an ERASER file name (docs/<docid>)",
-                        "give the documents ids of letters, digits, '.', '_' and '-' (starting with a letter or "
-                        "digit) and rerun prepare")
+                        f"give the documents ids of {DOC_ID_RULE} and rerun prepare")
     tokens = [tokenize(s) for s in doc.sentences]
     for i, sentence in enumerate(tokens):
         if not sentence:
@@ -114,7 +120,8 @@ def annotation(doc: Document, tokens: list[list[str]]) -> dict[str, Any]:
     evidences = [[{"docid": doc.id, "text": " ".join(tokens[i]), "start_token": starts[i],
                    "end_token": starts[i + 1], "start_sentence": i, "end_sentence": i + 1}]
                  for i in sorted(doc.rationale)]
-    return {"annotation_id": doc.id, "query": QUERY, "classification": str(doc.label), "evidences": evidences,
+    return {"annotation_id": doc.id, "query": QUERY, "classification": None if doc.label is None else str(doc.label),
+            "evidences": evidences,
             "query_type": None, "docids": [doc.id]}
 
 
@@ -132,9 +139,6 @@ def export_data(data_dir: str | Path, out_dir: str | Path, split: str = "test",
     docs = read_split(data_dir, split)
     out = EraserExport([], {})
     for line, doc in enumerate(docs, 1):
-        if doc.label is None:
-            out.unlabelled.append(doc.id)
-            continue
         if doc.rationale is None or (not doc.rationale and not keep_empty):
             out.unannotated.append(doc.id)
             continue
@@ -144,15 +148,23 @@ def export_data(data_dir: str | Path, out_dir: str | Path, split: str = "test",
                             f"{len(doc.sentences)} sentences", "fix the raw file's rationale and rerun prepare")
         out.tokens[doc.id] = _checked_tokens(doc, path, line)
         out.documents.append(doc)
+        if doc.label is None:
+            out.unlabelled.append(doc.id)
     out_dir = Path(out_dir)
     for doc in out.documents:
         with atomic_write(out_dir / "docs" / doc.id) as fh:
             fh.write("".join(" ".join(sentence) + "\n" for sentence in out.tokens[doc.id]))
     out.annotations = out_dir / f"{ERASER_SPLITS[split]}.jsonl"
     write_jsonl((annotation(doc, out.tokens[doc.id]) for doc in out.documents), out.annotations)
-    log.info("%d documents -> %s (left out: %d without a label, %d without ground truth)", len(out.documents),
-             out_dir, len(out.unlabelled), len(out.unannotated))
+    log.info("%s", export_summary(out, out_dir))
     return out
+
+
+def export_summary(out: EraserExport, out_dir: str | Path) -> str:
+    """One line: how many documents went where, how many without a gold label, how many left out."""
+    return (f"{len(out.documents)} documents -> {out_dir} ({len(out.unlabelled)} of them without a gold label: "
+            f"classification accuracy n/a (no gold labels) for those; left out: {len(out.unannotated)} without "
+            "ground truth)")
 
 
 def bin_size(tokens: Sequence[int], threshold: float) -> int:
@@ -343,7 +355,7 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
                                   settings.model.n_classes)
         out.scores |= {"paper": {k: paper[k] for k in ("precision", "recall", "f1", "accuracy", "n_docs")},
                        "model": str(model_path(folder)), "split": split,
-                       "left_out": {"unlabelled": out.unlabelled, "unannotated": out.unannotated}}
+                       "left_out": {"unannotated": out.unannotated}}
         out.scores |= {k: v for k, v in (labels or {}).items() if v is not None}
         EraserScores.from_json(finite(out.scores)).write(scores)
     log.info("predictions of %s -> %s", model_path(folder), out.predictions)
@@ -361,22 +373,24 @@ def finite(obj: Any) -> Any:
     return obj
 
 
-def read_eraser_documents(out_dir: str | Path, docids: Sequence[str]) -> dict[str, list[list[str]]]:
+def read_eraser_documents(out_dir: str | Path, docids: dict[str, int], where: Path) -> dict[str, list[list[str]]]:
     """docid → per sentence its tokens, read from ``out_dir/docs/<docid>`` as ERASER's
-    ``load_documents`` reads them (blank lines dropped, tokens split on single spaces, empty
-    tokens dropped).
+    ``load_documents`` reads them (:func:`icda.data.eraser_files.read_document`); ``docids``:
+    {docid: the line of ``where`` that names it}.
 
     Raises:
-        DataError: a document file is missing.
+        DataError: a docid is not a file name inside ``docs/``; a document file is missing, not
+            UTF-8 or empty (naming ``where`` and the line).
     """
+    docs_dir = Path(out_dir) / "docs"
     out = {}
-    for docid in docids:
-        path = Path(out_dir) / "docs" / docid
-        if not path.is_file():
-            raise DataError(path, None, f"no document {docid}", "export the split again (`python -m icda "
-                            "export-eraser`) or give the ERASER data directory these predictions belong to")
-        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
-        out[docid] = [[t for t in line.split(" ") if t] for line in lines if line]
+    for docid, line in docids.items():
+        what = f"document {docid}"
+        doc = read_document(check_docid(docid, docs_dir, where, line, what), where, line, what)
+        if not doc:
+            raise DataError(where, line, f"{what}: its file {docs_dir / docid} is empty",
+                            "export the split again (`python -m icda export-eraser`)")
+        out[docid] = doc
     return out
 
 
@@ -385,31 +399,43 @@ def score_eraser(out_dir: str | Path, predictions: str | Path, split: str = "tes
                  aopc_thresholds: Sequence[float] = AOPC_THRESHOLDS) -> dict:
     """ERASER's metrics (:func:`icda.eraser_metrics.score_results`) of a predictions JSONL against
     an ERASER data directory (this export's or ERASER's own), read from the files as ERASER's
-    ``metrics.py`` reads them.
+    ``metrics.py`` reads them, every field checked first (:mod:`icda.data.eraser_files`): docids
+    are file names inside ``docs/``, spans lie inside their documents (0 <= start < end <= its
+    tokens), annotation ids are unique, every field has ERASER's type.
 
     Raises:
-        DataError: a file is missing or a line is not JSON; a prediction names a document or an
-            annotation the data directory lacks, or lacks a field (the message names the key); a
-            prediction lacks one of ``aopc_thresholds``.
+        DataError (naming the file, the line and the fix): a file is missing, not UTF-8, or a line
+            is not JSON; a field is missing or of the wrong type; a docid is not a file name
+            inside ``docs/``; a span lies outside its document; an annotation id repeats; an
+            annotation has no results line; a prediction lacks one of ``aopc_thresholds``.
     """
     ann_path = Path(out_dir) / f"{ERASER_SPLITS.get(split, split)}.jsonl"
     if not ann_path.is_file():
         raise DataError(ann_path, None, "file not found", "export the split first (`python -m icda export-eraser`)")
-    fix = "write it again with `python -m icda export-eraser`"
-    annotations = read_jsonl(ann_path, dict, "an ERASER annotation", fix)
-    results = read_jsonl(predictions, dict, "an ERASER results line", fix)
-    docids = sorted({r["docid"] for line in results for r in line.get("rationales", [])}
-                    | {ev["docid"] for a in annotations for group in a.get("evidences", []) for ev in group})
-    documents = read_eraser_documents(out_dir, docids)
-    try:
-        return score_results(annotations, results, documents, iou_thresholds, aopc_thresholds)
-    except KeyError as exc:
-        raise DataError(predictions, None, f"key {json.dumps(exc.args[0])} is missing (an annotation without a "
-                        "results line, or a results line without a field)",
-                        "give the predictions written for this data directory") from None
-    except ValueError as exc:
-        raise DataError(predictions, None, str(exc), "export the predictions again with these AOPC thresholds "
-                        "(`python -m icda export-eraser --aopc-thresholds ...`)") from None
+    predictions = Path(predictions)
+    docs_dir = Path(out_dir) / "docs"
+    ann_lines = read_json_lines(ann_path, "write it again with `python -m icda export-eraser`")
+    res_lines = read_json_lines(predictions, RESULTS_FIX)
+    ann_docs = check_annotations(ann_lines, ann_path, docs_dir)
+    res_docs = check_results(res_lines, predictions, docs_dir)
+    documents = read_eraser_documents(out_dir, ann_docs, ann_path)
+    documents |= read_eraser_documents(out_dir, {d: n for d, n in res_docs.items() if d not in documents}, predictions)
+    check_annotation_spans(ann_lines, ann_path, documents)
+    check_result_spans(res_lines, predictions, documents)
+    answered = {r["annotation_id"] for _, r in res_lines}
+    for line, a in ann_lines:
+        if a["annotation_id"] not in answered:
+            raise DataError(predictions, None, f"annotation {a['annotation_id']!r} ({ann_path}:{line}) has no results "
+                            "line", "give the predictions written for this data directory")
+    for line, r in res_lines:
+        have = {b["threshold"] for b in r["thresholded_scores"]}
+        if not set(aopc_thresholds) <= have:
+            raise DataError(predictions, line, f"annotation {r['annotation_id']!r}: thresholded_scores holds "
+                            f"{sorted(have)}, not {sorted(aopc_thresholds)}", "export the predictions again with "
+                            "these AOPC thresholds (`python -m icda export-eraser --aopc-thresholds ...`), or "
+                            "score with theirs")
+    return score_results([a for _, a in ann_lines], [r for _, r in res_lines], documents, iou_thresholds,
+                         aopc_thresholds)
 
 
 # --------------------------------------------------------------------------- the command
@@ -446,8 +472,42 @@ def register(sub) -> None:
     p.set_defaults(func=run, parser=p)
 
 
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before anything is read or written, an output of ``export-eraser`` that resolves to
+    one of its inputs or into a model folder (:func:`icda.io.check_output`, the guard ``predict``
+    shares): the annotations ``--out-dir`` writes, ``--predictions`` (written with a model) and
+    ``--scores``, against the prepared splits of ``--data-dir``, ``--settings``,
+    ``--embeddings``, ``--choice``, the model folder (``--model`` or the choice's candidate),
+    each other, and with ``--score-only`` the predictions and the data directory it reads.
+
+    Raises:
+        ConfigError: naming the option, the path, what it would replace and the fix.
+        DataError: ``--choice`` is missing or malformed.
+    """
+    out_dir = Path(args.out_dir)
+    annotations = out_dir / f"{ERASER_SPLITS[args.split]}.jsonl"
+    inputs: dict[str, Any] = {"the settings file": args.settings, "the embedding cache": args.embeddings,
+                              "the choice file": args.choice}
+    if args.data_dir is not None:
+        inputs |= {f"the prepared {split} split": split_path(args.data_dir, split) for split in ERASER_SPLITS}
+        inputs["the prepared data's stats"] = Path(args.data_dir) / STATS_FILE
+    folder = args.model if args.model is not None else (Choice.read(args.choice).candidate_path
+                                                         if args.choice is not None else None)
+    folders: dict[str, Any] = {"the model folder": folder, "the ERASER documents folder": out_dir / "docs"}
+    if args.score_only:
+        inputs |= {"the predictions file": args.predictions, "the ERASER annotations file": annotations}
+    else:
+        check_output("--out-dir", annotations, "the ERASER annotations", inputs, folders)
+        inputs["the ERASER annotations file written"] = annotations
+        if args.model is not None or args.choice is not None:
+            check_output("--predictions", args.predictions, "the predictions", inputs, folders)
+            inputs["the predictions file written"] = args.predictions
+    check_output("--scores", args.scores, "the scores", inputs, folders)
+
+
 def run(args: argparse.Namespace) -> None:
     thresholds = tuple(args.aopc_thresholds or AOPC_THRESHOLDS)
+    check_outputs(args)
     if args.score_only:
         if args.predictions is None:
             args.parser.error("--score-only needs --predictions")
@@ -465,8 +525,7 @@ def run(args: argparse.Namespace) -> None:
                             scores=args.scores, device=args.device, thresholds=thresholds,
                             keep_empty=args.keep_empty_rationale,
                             labels={"dataset": args.dataset, "run": args.run, "iteration": args.iteration})
-        print(f"{len(out.documents)} documents -> {args.out_dir} (left out: {len(out.unlabelled)} without a label, "
-              f"{len(out.unannotated)} without ground truth)", file=sys.stderr)
+        print(export_summary(out, args.out_dir), file=sys.stderr)
         scores = out.scores
     if scores is not None:
         summary = {"sentence_precision": scores["sentence_prf"]["instance_micro"]["p"],

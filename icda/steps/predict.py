@@ -27,7 +27,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from icda.data.document import Document
 from icda.data.readers import read_jsonl, read_text_lines
 from icda.errors import ConfigError, DataError
 from icda.io import atomic_path
+from icda.io import check_output as guard
 from icda.layout import MODEL_CARD_FILE, MODEL_FILE, model_card_path, model_path
 from icda.records import Choice, ModelCard
 from icda.settings import Settings
@@ -183,20 +183,10 @@ def check_encoder(folder: str | Path, settings: Settings, fingerprint: str | Non
     return now
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` and ``b`` name one file: the same path once links and ``..`` are resolved,
-    or two names (hard links) of one existing file."""
-    if os.path.realpath(a) == os.path.realpath(b):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist
-        return False
-
-
 def check_output(out: str | Path | None, input_path: str | Path, folder: str | Path) -> None:
-    """Check ``--out`` of ``python -m icda predict`` before any prediction is made: None or
-    ``-`` (standard output), or a path that is neither the input file nor inside the model folder.
+    """Check ``--out`` of ``python -m icda predict`` before any prediction is made
+    (:func:`icda.io.check_output`, the guard every writing command shares): None or ``-``
+    (standard output), or a path that is neither the input file nor inside the model folder.
 
     Raises:
         ConfigError: ``out`` is a folder; it is the input file ``input_path`` (also through a link
@@ -204,23 +194,7 @@ def check_output(out: str | Path | None, input_path: str | Path, folder: str | P
             the model folder ``folder`` (the predictions would replace model.pt or model.json,
             or mix with them).
     """
-    if out is None or str(out) == "-":
-        return
-    out, folder = Path(out), Path(folder)
-    if out.is_dir():
-        raise ConfigError(f"--out {out}: is a folder, not a file. Fix: give the predictions file's "
-                          f"path, e.g. --out {out / 'predictions.jsonl'}")
-    if str(input_path) != "-" and _same_file(out, Path(input_path)):
-        raise ConfigError(f"--out {out}: is the input file {input_path}: the predictions would replace "
-                          "the documents. Fix: write the predictions to another file, e.g. --out "
-                          f"{Path(input_path).with_name(Path(input_path).stem + '.predictions.jsonl')}")
-    model = Path(os.path.realpath(folder))
-    real = Path(os.path.realpath(out))
-    if real == model or model in real.parents or any(_same_file(out, path)
-                                                     for path in (model_path(folder), model_card_path(folder))):
-        raise ConfigError(f"--out {out}: lies inside the model folder {folder}: the predictions would "
-                          f"replace or mix with its {MODEL_FILE} and {MODEL_CARD_FILE}. Fix: write the "
-                          f"predictions outside it, e.g. --out {folder.name}.predictions.jsonl")
+    guard("--out", out, "the predictions", {"the input file": input_path}, {"the model folder": folder})
 
 
 #: what messages call standard input, ``--input -``

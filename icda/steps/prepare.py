@@ -28,7 +28,8 @@ from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, vali
 from icda.data.dataset_spec_files import load_one_spec
 from icda.data.overlap import normal_text, shared_documents
 from icda.data.document import Document, write_split
-from icda.data.readers import read_eraser, read_hotel_test, read_icda, read_jsonl
+from icda.data.eraser_files import read_eraser
+from icda.data.readers import read_hotel_test, read_icda, read_jsonl
 from icda.data.synthetic import generate_synthetic
 from icda.errors import DataError
 from icda.data.llm_spec import parse_llm, responses_path
@@ -71,10 +72,10 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
             elif fmt == "hotel":
                 out[split] = read_hotel_test(path, id_prefix=split)
             elif fmt == "eraser":
-                out[split] = read_eraser(path, classes=classes)
+                out[split] = read_eraser(path, classes=classes, require_label=split != "test")
             else:
                 out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
-                                        require_label=split != "test", classes=classes)
+                                        require_label=split != "test", classes=classes, file_name_ids=True)
         except DataError as exc:
             if "outside the classes" not in exc.problem:
                 raise

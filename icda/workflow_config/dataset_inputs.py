@@ -33,8 +33,19 @@ def generated_responses(config: dict, name: str) -> list[str]:
 
 
 def data_files(config: dict, name: str) -> list[str]:
-    """The data files dataset ``name`` is prepared from (rule ``prepare``: a change reruns it)."""
-    return [str(p) for p in input_files(config["datasets"][name], config["data_dir"])]
+    """The data files dataset ``name`` is prepared from (rule ``prepare``: a change reruns it):
+    its split files and, for a split in ERASER's format (``format``/``test_format: eraser``),
+    every file of the ``docs/`` folder beside it (its documents), sorted."""
+    spec = config["datasets"][name]
+    files = input_files(spec, config["data_dir"])
+    docs: list[Path] = []
+    for split in ("train", "dev", "test"):
+        fmt = spec.get("test_format" if split == "test" else "format")
+        if spec.get(split) and fmt == "eraser":
+            folder = (Path(config["data_dir"]) / spec[split]).parent / "docs"
+            if folder.is_dir():
+                docs += sorted(p for p in folder.iterdir() if p.is_file())
+    return [str(p) for p in dict.fromkeys([*files, *docs])]
 
 
 #: sha256 of the files :func:`data_checksums` hashed in this process, by (path, size, mtime,

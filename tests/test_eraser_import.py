@@ -1,0 +1,163 @@
+"""The ERASER import (``format``/``test_format: eraser``) and the document ids ``prepare`` takes
+(issue 49): a docid is a plain file name inside docs/, documents split at line ends as ERASER's
+reader splits them, evidences checked against what they point at, one clear error line for
+annotations of the wrong type, and the documents among prepare's tracked inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from icda.errors import DataError
+
+TRAIN = [("0", "the food was bad."), ("1", "the food was good.")] * 3
+
+
+def _dataset(root: Path, annotations: list, docs: dict[str, bytes | str]) -> tuple[dict, Path]:
+    """A dataset whose train/dev are ICDA files and whose test split is ERASER's (``root/eraser``);
+    returns its spec (validated) and the data folder."""
+    from icda.data.dataset_spec import validate_spec
+
+    (root / "eraser/docs").mkdir(parents=True, exist_ok=True)
+    for name in ("train.txt", "dev.txt"):
+        (root / name).write_text("".join(f"{label}\t{text}[SEP]we came.\n" for label, text in TRAIN))
+    (root / "eraser/test.jsonl").write_text("".join((a if isinstance(a, str) else json.dumps(a)) + "\n"
+                                                    for a in annotations))
+    for docid, text in docs.items():
+        path = root / "eraser/docs" / docid
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    spec = validate_spec("mine", {"train": "train.txt", "dev": "dev.txt", "test": "eraser/test.jsonl",
+                                  "test_format": "eraser"})
+    return spec, root
+
+
+def _read_test(root: Path, annotations: list, docs: dict[str, bytes | str]):
+    from icda.steps.prepare import read_splits
+
+    spec, data = _dataset(root, annotations, docs)
+    return read_splits("mine", spec, data)["test"]
+
+
+def _ann(ann_id: str = "r1", docid: str = "r1", start: int = 1, text: str | None = "b", **change) -> dict:
+    ev = {"docid": docid, "start_token": start, "end_token": start + 1, "start_sentence": start,
+          "end_sentence": start + 1}
+    if text is not None:
+        ev["text"] = text
+    return {"annotation_id": ann_id, "classification": "1", "query": "?", "evidences": [[ev]]} | change
+
+
+@pytest.mark.parametrize("where", ["docids", "evidence"])
+@pytest.mark.parametrize("docid", ["/etc/hostname", "../../../../outside.txt"])
+def test_eraser_import_refuses_a_docid_outside_docs(tmp_path, docid, where):
+    """S1: an annotation naming /etc/hostname or ../../../../outside.txt is not read as a document."""
+    root = tmp_path / "a/b/c/d"
+    (tmp_path / "a/b/outside.txt").parent.mkdir(parents=True)
+    (tmp_path / "a/b/outside.txt").write_text("a secret\nanother\n")  # docs/../../../../outside.txt
+    ann = (_ann(docids=[docid], evidences=[]) if where == "docids"
+           else _ann(docid=docid, start=0, text=None) | {"docids": None})
+    with pytest.raises(DataError) as err:
+        _read_test(root, [ann], {"r1": "a\nb\n"})
+    assert f"eraser/test.jsonl:1: annotation r1: docid {docid!r} is not a file name in" in str(err.value)
+    assert "Fix: give documents ids of letters" in str(err.value)
+
+
+def test_eraser_import_refuses_a_document_linked_from_outside_docs(tmp_path):
+    (tmp_path / "outside.txt").write_text("a\nb\n")
+    root = tmp_path / "data"
+    (root / "eraser/docs").mkdir(parents=True)
+    (root / "eraser/docs/r1").symlink_to(tmp_path / "outside.txt")
+    with pytest.raises(DataError, match=r"test.jsonl:1: annotation r1: document .*docs/r1 leads outside"):
+        _read_test(root, [_ann()], {})
+
+
+def test_eraser_import_splits_documents_on_line_ends_only(tmp_path):
+    """ERASER's load_documents reads a document as text: \\n, \\r\\n and \\r end a line;
+    U+2028, U+2029, \\x0b, \\x0c, \\x1c-\\x1e and \\x85 (which str.splitlines also breaks on) do not."""
+    text = "a\u2028b c\x0bd\r\nsecond\x85one \x1cx\rthird\u2029z\n\nfourth\x0c\x1d\x1e\n"
+    (doc,) = _read_test(tmp_path, [_ann(start=3, text="fourth\x0c\x1d\x1e") | {"evidences": [[{
+        "docid": "r1", "text": "second\x85one \x1cx", "start_token": 2, "end_token": 4, "start_sentence": 1,
+        "end_sentence": 2}]]}], {"r1": text})
+    assert doc.sentences == ("a\u2028b c\x0bd", "second\x85one \x1cx", "third\u2029z", "fourth\x0c\x1d\x1e".strip())
+    assert doc.rationale == frozenset({1})
+
+
+@pytest.mark.parametrize("ann, problem", [
+    (_ann(text="a"), "annotation r1: an evidence's text 'a' is not the text of its tokens [1, 2) of document r1 ('b')"),
+    (_ann() | {"evidences": [[{"docid": "r1", "text": "a b", "start_sentence": 0, "end_sentence": 1}]]},
+     "annotation r1: an evidence's text 'a b' is not the text of its sentences [0, 1) of document r1 ('a')"),
+])
+def test_eraser_import_checks_each_evidence_text_against_what_it_points_at(tmp_path, ann, problem):
+    with pytest.raises(DataError) as err:
+        _read_test(tmp_path, [ann], {"r1": "a\nb\n"})
+    assert f"test.jsonl:1: {problem}" in str(err.value) and "Fix:" in str(err.value)
+
+
+@pytest.mark.parametrize("ann, problem", [
+    (_ann(evidences=5), "annotation r1: evidences is 5, not a list of evidence groups"),
+    (_ann(evidences=[5]), "annotation r1: evidences is [5], not a list of evidence groups"),
+    (_ann(evidences=[[5]]), "annotation r1: an evidence is not an object with a docid"),
+    (_ann(docids=5), "annotation r1: docids is 5, not a list of document ids"),
+    (_ann(docids=[["r1"]]), "annotation r1: docids is [[\"r1\"]], not a list of document ids"),
+    (_ann(annotation_id=5), "annotation_id 5 cannot be a document id"),
+    (_ann(classification=1), "annotation r1: classification 1 is not one of the classes ['0', '1']"),
+    (_ann() | {"evidences": [[{"docid": "r1", "start_sentence": 0.5, "end_sentence": 1}]]},
+     "annotation r1: an evidence's start_sentence/end_sentence 0.5, 1 are not integers"),
+    ("[" * 100000, "not valid JSON"),
+])
+def test_eraser_annotations_of_the_wrong_type_are_one_error_line(tmp_path, ann, problem):
+    with pytest.raises(DataError) as err:
+        _read_test(tmp_path, [ann], {"r1": "a\nb\n"})
+    assert f"test.jsonl:1: {problem}" in str(err.value) and "Fix:" in str(err.value)
+
+
+def test_eraser_document_that_is_not_utf8_is_one_error_line(tmp_path):
+    with pytest.raises(DataError) as err:
+        _read_test(tmp_path, [_ann()], {"r1": b"a\n\xff\xfeb\n"})
+    assert ("test.jsonl:1: annotation r1: its document" in str(err.value)
+            and "docs/r1 is not UTF-8 text (byte 0xff on its line 2" in str(err.value)
+            and "Fix: convert" in str(err.value))
+
+
+def test_eraser_test_split_may_have_no_labels(tmp_path):
+    """As the export writes a test set without gold labels (hotel): classification null."""
+    (doc,) = _read_test(tmp_path, [_ann(classification=None)], {"r1": "a\nb\n"})
+    assert doc.label is None and doc.rationale == frozenset({1})
+
+
+@pytest.mark.parametrize("bad_id", ["review 1", "café-2", "a/b", "<x>", "..", ".hidden", "a" * 201])
+def test_prepare_refuses_document_ids_that_are_not_file_names(tmp_path, bad_id):
+    """Ids with a space, non-ASCII letters, / or < passed prepare and training, then failed every
+    ERASER rule: prepare refuses them, naming file, line, id and the pattern."""
+    from icda.data.dataset_spec import validate_spec
+    from icda.steps.prepare import read_splits
+
+    for name in ("train.txt", "dev.txt"):
+        (tmp_path / name).write_text("".join(f"{label}\t{text}[SEP]we came.\n" for label, text in TRAIN))
+    (tmp_path / "test.jsonl").write_text(json.dumps({"id": "ok-1", "sentences": ["a."], "rationale": [0]}) + "\n"
+                                         + json.dumps({"id": bad_id, "sentences": ["b."], "rationale": [0]}) + "\n")
+    spec = validate_spec("mine", {"train": "train.txt", "dev": "dev.txt", "test": "test.jsonl"})
+    with pytest.raises(DataError) as err:
+        read_splits("mine", spec, tmp_path)
+    assert f"test.jsonl:2: id {bad_id!r} is not a plain file name" in str(err.value)
+    assert "[A-Za-z0-9][A-Za-z0-9._-]{0,199}" in str(err.value)
+    with pytest.raises(DataError) as err:  # the same in ERASER's format (the annotation id)
+        _read_test(tmp_path / "e", [_ann(ann_id=bad_id, docids=["r1"])], {"r1": "a\nb\n"})
+    assert f"test.jsonl:1: annotation_id {bad_id!r} cannot be a document id" in str(err.value)
+
+
+def test_eraser_documents_are_prepare_inputs(tmp_path):
+    """Editing docs/<docid> reruns prepare: the documents are among the rule's inputs and checksums."""
+    from icda.workflow_config.dataset_inputs import data_checksums, data_files
+
+    spec, data = _dataset(tmp_path, [_ann()], {"r1": "a\nb\n", "r2": "c\n"})
+    config = {"data_dir": str(data), "datasets": {"mine": {"train": "train.txt", "dev": "dev.txt",
+                                                           "test": "eraser/test.jsonl", "test_format": "eraser"}}}
+    assert data_files(config, "mine") == [str(data / "train.txt"), str(data / "dev.txt"),
+                                          str(data / "eraser/test.jsonl"), str(data / "eraser/docs/r1"),
+                                          str(data / "eraser/docs/r2")]
+    before = data_checksums(config, "mine")
+    (data / "eraser/docs/r1").write_text("a\nB\n")
+    after = data_checksums(config, "mine")
+    assert [p for p in before if before[p] != after[p]] == [str(data / "eraser/docs/r1")]
