@@ -224,3 +224,23 @@ def test_a_group_named_as_another_groups_eraser_tables_is_refused():
     check_group_names({"llm": [], "eraser": []}, "report.groups")
     with pytest.raises(ConfigError, match="ERASER tables of group 'llm' are llm_eraser.csv and .md.*Fix: rename"):
         check_group_names({"LLM_eraser": [], "llm": []}, "report.groups")
+
+
+def test_eraser_table_says_a_test_set_without_gold_labels_has_no_accuracy(workflow_files, tmp_path):
+    """A hotel-format dataset (no class labels in its test file): every ERASER column has its
+    number, and the table says in words that the accuracy is n/a (no gold labels)."""
+    evals, eraser = list(workflow_files["evals"]), list(workflow_files["eraser"])
+    for k, p in enumerate([0.4, 0.6]):
+        evals.append(_eval(tmp_path / f"l/run1/iter{k}/eval.json", "location", 1, k, p))
+        path = _scores(tmp_path / f"l/run1/iter{k}/eraser_scores.json", "location", 1, k, p, 0.2)
+        obj = json.loads(path.read_text())
+        obj["classification_scores"] |= {"accuracy": None, "gold_labels": 0}
+        path.write_text(json.dumps(obj))
+        eraser.append(path)
+    out = tmp_path / "tables"
+    write_tables(evals, out, {"table1_real": ["location", "restaurant"]}, eraser=eraser)
+    md = (out / "table1_real_eraser.md").read_text()
+    assert "| Location   | ICDA     | 60.0 ± –" in md and "0.200 ± –" in md  # every column has its number
+    assert ("Location: no gold labels in the test set: ERASER's classification accuracy is n/a (no gold labels); "
+            "every column above needs none") in md
+    assert "Restaurant: no gold labels" not in md
