@@ -73,21 +73,44 @@ def shared_documents(docs: Sequence[Document], others: Sequence[Document],
     Raises:
         ValueError: ``threshold`` is not in (0, 1).
     """
-    other_keys = [normal_text(doc) for doc in others]
-    other_set = set(other_keys)
+    return overlap(docs, others, threshold)[0]
+
+
+def overlap(docs: Sequence[Document], others: Sequence[Document],
+            threshold: float | None) -> tuple[Shared, Shared]:
+    """:func:`shared_documents` both ways, each document hashed once: (the documents of ``docs``
+    found in ``others``, the documents of ``others`` found in ``docs``).
+
+    Raises:
+        ValueError: ``threshold`` is not in (0, 1).
+    """
     keys = [normal_text(doc) for doc in docs]
+    other_keys = [normal_text(doc) for doc in others]
+    key_set, other_set = set(keys), set(other_keys)
     exact = frozenset(i for i, key in enumerate(keys) if key in other_set)
-    if threshold is None or not others:
-        return Shared(exact, frozenset())
+    other_exact = frozenset(j for j, key in enumerate(other_keys) if key in key_set)
+    if threshold is None or not docs or not others:
+        return Shared(exact, frozenset()), Shared(other_exact, frozenset())
     if not 0 < threshold < 1:
         raise ValueError(f"near-duplicate threshold {threshold} is not in (0, 1)")
-    near = set()
-    lsh, other_shingles = _index(list(dict.fromkeys(other_keys)), threshold)
-    rest = [i for i in range(len(keys)) if i not in exact]
-    for i, minhash, sh in zip(rest, *_minhashes([keys[i] for i in rest])):
-        if any(jaccard(sh, other_shingles[j]) >= threshold for j in lsh.query(minhash)):
-            near.add(i)
-    return Shared(exact, frozenset(near))
+    from datasketch import MinHashLSH
+
+    unique, unique_other = list(dict.fromkeys(keys)), list(dict.fromkeys(other_keys))
+    # candidates at a threshold of at most 0.9 (above it LSH gets a single band); each candidate
+    # is checked against the real threshold
+    lsh = MinHashLSH(threshold=min(threshold, 0.9), num_perm=NUM_PERM)
+    other_hashes, other_sets = _minhashes(unique_other)
+    for j, minhash in enumerate(other_hashes):
+        lsh.insert(j, minhash)
+    near_keys, near_other_keys = set(), set()
+    for key, minhash, sh in zip(unique, *_minhashes(unique)):
+        for j in lsh.query(minhash):
+            if unique_other[j] != key and jaccard(sh, other_sets[j]) >= threshold:
+                near_keys.add(key)
+                near_other_keys.add(unique_other[j])
+    near = frozenset(i for i, key in enumerate(keys) if key in near_keys and i not in exact)
+    other_near = frozenset(j for j, key in enumerate(other_keys) if key in near_other_keys and j not in other_exact)
+    return Shared(exact, near), Shared(other_exact, other_near)
 
 
 def _minhashes(keys: list[str]):
@@ -96,15 +119,3 @@ def _minhashes(keys: list[str]):
     sets = [shingles(key) for key in keys]
     encoded = [[s.encode("utf-8") for s in sh] for sh in sets]
     return MinHash.bulk(encoded, num_perm=NUM_PERM, seed=MINHASH_SEED), sets
-
-
-def _index(keys: list[str], threshold: float):
-    from datasketch import MinHashLSH
-
-    # candidates at a threshold of at most 0.9 (above it LSH gets a single band); each candidate
-    # is checked against the real threshold
-    lsh = MinHashLSH(threshold=min(threshold, 0.9), num_perm=NUM_PERM)
-    minhashes, sets = _minhashes(keys)
-    for j, minhash in enumerate(minhashes):
-        lsh.insert(j, minhash)
-    return lsh, sets
