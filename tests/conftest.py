@@ -4,11 +4,34 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import string
 import threading
 import time
 
 import pytest
+
+# Hypothesis (the property tests, tests/test_properties.py): a bounded profile for the fast suite,
+# a longer one for CI's slow stage, chosen by HYPOTHESIS_PROFILE (.ci/run sets ci there); under ci
+# the property tests are also marked slow, so that `pytest -m slow` runs them.
+try:
+    from hypothesis import HealthCheck, settings as hypothesis_settings
+except ImportError:  # the test extra not installed: the property tests are skipped
+    hypothesis_settings = None
+else:
+    _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+    hypothesis_settings.register_profile("fast", max_examples=40, deadline=None, suppress_health_check=_QUIET,
+                                         print_blob=True)
+    hypothesis_settings.register_profile("ci", max_examples=400, deadline=None, suppress_health_check=_QUIET,
+                                         print_blob=True)
+    hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("HYPOTHESIS_PROFILE") == "ci":
+        for item in items:
+            if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+                item.add_marker(pytest.mark.slow)
 
 # Common English words (and review vocabulary); with the single letters and ##letters below any
 # lowercase text tokenises without [UNK].

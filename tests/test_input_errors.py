@@ -93,3 +93,17 @@ def test_a_train_split_too_small_for_a_counterfactual_stops_prepare(tmp_path):
     spec = jsonl_dataset(tmp_path / "data/d", train * 2 + [json.dumps({"label": 0, "sentences": ["x", "y"]}),
                                                            json.dumps({"label": 1, "sentences": ["z", "w"]})])
     assert prepare_dataset("d", spec, tmp_path / "data", tmp_path / "out")["splits"]["train"]["documents"] == 4
+
+
+@pytest.mark.parametrize("index", ["²", "٣", "1.5", "-1"])
+def test_a_hotel_index_that_is_not_ascii_digits_is_named_by_file_and_line(tmp_path, index):
+    """Found by Hypothesis (tests/test_properties.py): "²" passed str.isdigit and int() raised a
+    ValueError with a traceback."""
+    from icda.data.readers import read_hotel_test
+
+    path = tmp_path / "hotel.test.sents"
+    path.write_text(f"0\tA room.[SEP]A bed.\n{index}\tA room.[SEP]A bed.\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        read_hotel_test(path)
+    assert str(err.value) == (f"{path}:2: annotated sentence index {index!r} is not a non-negative integer. Fix: "
+                              "write each document on one line as IDX IDX ...<TAB>sentence[SEP]sentence...")

@@ -145,7 +145,7 @@ def read_hotel_test(path: str | Path, *, id_prefix: str | None = None) -> list[D
         field, text = _split_tab(path, lineno, line, _HOTEL_LINE)
         indices = []
         for token in field.split():
-            if not token.isdigit():
+            if not (token.isascii() and token.isdigit()):  # "²" is a digit to isdigit, not to int
                 raise DataError(
                     path, lineno, f"annotated sentence index {token!r} is not a non-negative integer",
                     _HOTEL_LINE,
@@ -346,6 +346,31 @@ def _universal_lines(fh: BinaryIO) -> Iterator[bytes]:
         if body.endswith(b"\r"):
             body = body[:-1]
         yield from body.split(b"\r")
+
+
+#: a code point of a UTF-16 surrogate (U+D800–U+DFFF): JSON's ``\u`` escapes can write one alone
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _lone_surrogate(value) -> str | None:
+    """The first lone surrogate in the strings (keys included) of a JSON value, or None."""
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        return found.group() if found else None
+    if isinstance(value, dict):
+        value = [item for pair in value.items() for item in pair]
+    if isinstance(value, list):
+        return next((half for half in map(_lone_surrogate, value) if half is not None), None)
+    return None
+
+
+def _check_length(path: Path, lineno: int, text: str, splitter: "SentenceSplitter", fix: str) -> None:
+    """Refuse a text longer than spaCy splits at once (``nlp.max_length``, 1,000,000 characters):
+    a document that long is a file without its line breaks more often than one document, and the
+    selector sees only its first ``encoder.max_sentences`` sentences anyway."""
+    if len(text) > splitter.max_length:
+        raise DataError(path, lineno, f"the text has {len(text):,} characters, more than the "
+                        f"{splitter.max_length:,} spaCy splits into sentences at once (nlp.max_length)", fix)
 
 
 #: a code point of a UTF-16 surrogate (U+D800–U+DFFF): JSON's ``\u`` escapes can write one alone

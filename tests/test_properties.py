@@ -1,0 +1,266 @@
+"""Property-based tests (Hypothesis) of every reader of outside input but ERASER's: the ICDA TSV
+formats (``LABEL<TAB>s[SEP]s``, hotel ``IDX IDX<TAB>...``), JSONL datasets, ``predict``'s inputs
+(JSONL, plain text) and the config check, fed arbitrary text, control characters, surrogates,
+invalid UTF-8, odd numbers (NaN, ±inf, huge, negative) and odd types.
+
+The property: either the input is read as documented, or a DataError/ConfigError names the file
+and the line (or the key) — never another exception, and nothing is written outside the output
+folder. Examples per test: the profile of tests/conftest.py (``fast`` by default; ``ci`` in CI's
+slow stage: HYPOTHESIS_PROFILE=ci).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, strategies as st  # noqa: E402
+
+from icda.data.readers import read_hotel_test, read_icda, read_jsonl, read_text_lines  # noqa: E402
+from icda.errors import ConfigError, DataError  # noqa: E402
+from icda.steps.predict import read_new_documents  # noqa: E402
+from icda.steps.prepare import prepare_dataset  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+
+# --------------------------------------------------------------------------- strategies
+
+#: any code point, surrogates included (a file cannot hold them as UTF-8: they become invalid bytes)
+ANY_CHAR = st.characters(exclude_categories=())
+#: the characters that shape the formats, and control characters
+SPECIAL = st.sampled_from(["\t", "[SEP]", "[sep]", " ", "\r", "\n", "\r\n", "\x00", "\x0b", "\x0c", "\x1c", "\x85",
+                           "\u2028", "\ufeff", "{", "}", '"', "\\", "\ud83d", "\udc00", "😀", "0", "1", "-1", "NaN"])
+TEXT = st.lists(st.one_of(st.text(ANY_CHAR, max_size=6), SPECIAL, st.sampled_from(["The food was good.", "Cold.",
+                                                                                      "We waited. It rained!"])),
+                max_size=8).map("".join)
+NUMBERS = st.one_of(st.integers(), st.integers(-3, 4), st.floats(), st.sampled_from([math.nan, math.inf, -math.inf,
+                                                                                      10**100, -1, 0.5, 1.0]))
+SCALARS = st.one_of(st.none(), st.booleans(), NUMBERS, TEXT)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+                      max_leaves=8)
+
+
+def write_lines(path: Path, lines: list[str], encoding_errors: str = "surrogatepass") -> None:
+    """Each line and a newline, as UTF-8; a surrogate becomes its (invalid) UTF-8 bytes."""
+    path.write_bytes("".join(line + "\n" for line in lines).encode("utf-8", encoding_errors))
+
+
+#: an ICDA TSV line: a label field (mostly a class, sometimes anything), a tab, sentences joined by [SEP]
+ICDA_LINE = st.builds(lambda label, tab, sentences, sep: f"{label}{tab}{sep.join(sentences)}",
+                      st.one_of(st.sampled_from(["0", "1", " 1 ", "2", "-0", "0.7", "1e3", "nan", ""]), TEXT),
+                      st.sampled_from(["\t", "\t", "\t\t", " ", ""]), st.lists(TEXT, max_size=5),
+                      st.sampled_from(["[SEP]", "[sep]", " [SEP] ", "[SEP][SEP]"]))
+#: a hotel test line: indices (mostly digits), a tab, sentences
+HOTEL_LINE = st.builds(lambda indices, tab, sentences: f"{' '.join(indices)}{tab}{'[SEP]'.join(sentences)}",
+                       st.lists(st.one_of(st.sampled_from(["0", "1", "2", "7", "00", "-1", "1.5", "٣", "²"]), TEXT),
+                                max_size=4),
+                       st.sampled_from(["\t", "\t", " "]), st.lists(TEXT, max_size=5))
+#: a JSONL record: mostly the documented keys, with values of the right type or not
+RECORD = st.fixed_dictionaries({}, optional={
+    "label": st.one_of(st.integers(-1, 3), NUMBERS, VALUES),
+    "sentences": st.one_of(st.lists(TEXT, max_size=5), VALUES),
+    "text": st.one_of(TEXT, VALUES),
+    "rationale": st.one_of(st.lists(st.integers(-1, 6), max_size=3), st.lists(NUMBERS, max_size=2), VALUES),
+    "id": st.one_of(TEXT, st.integers(), VALUES),
+    "lable": VALUES,
+})
+JSONL_LINE = st.one_of(
+    st.builds(lambda record, ascii: json.dumps(record, ensure_ascii=ascii), RECORD, st.booleans()),
+    st.builds(json.dumps, VALUES),
+    TEXT,
+)
+
+
+def check_error(err: DataError, path: Path) -> None:
+    """A DataError names the file and, where the problem is on one line, the line; it says the fix."""
+    assert err.path == str(path) and err.problem and err.fix, err
+    assert err.line is None or err.line >= 1
+    assert str(err).startswith(str(path)) and "Fix: " in str(err)
+
+
+def check_documents(docs, classes, labelled: bool) -> None:
+    """What the readers promise of every document they return."""
+    assert len({doc.id for doc in docs}) == len(docs)
+    for doc in docs:
+        assert doc.sentences and all(s == s.strip() and s for s in doc.sentences)
+        assert all(isinstance(s, str) for s in doc.sentences)
+        for s in doc.sentences:
+            s.encode("utf-8")  # every sentence can be written back
+        if labelled:
+            assert doc.label in classes
+        else:
+            assert doc.label is None or doc.label in classes
+        if doc.rationale is not None:
+            assert all(0 <= i < len(doc.sentences) for i in doc.rationale)
+
+
+class Splitter:
+    """One spaCy sentencizer for every example (building one takes a second)."""
+
+    splitter = None
+
+    @classmethod
+    def get(cls):
+        if cls.splitter is None:
+            from icda.data.sentences import SentenceSplitter
+
+            cls.splitter = SentenceSplitter()
+        return cls.splitter
+
+
+# --------------------------------------------------------------------------- the readers
+
+
+@given(lines=st.lists(ICDA_LINE | TEXT, max_size=6), ratings=st.booleans(), classes=st.sampled_from([2, 3]))
+def test_icda_tsv_is_read_or_named_by_file_and_line(lines, ratings, classes):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "train.txt"
+        write_lines(path, lines)
+        try:
+            docs = read_icda(path, keywords=["food"], ratings=ratings, classes=range(classes))
+        except DataError as err:
+            check_error(err, path)
+        else:
+            check_documents(docs, range(2) if ratings else range(classes), labelled=True)
+
+
+@given(lines=st.lists(HOTEL_LINE | TEXT, max_size=6))
+def test_hotel_test_files_are_read_or_named_by_file_and_line(lines):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "hotel.test.sents"
+        write_lines(path, lines)
+        try:
+            docs = read_hotel_test(path)
+        except DataError as err:
+            check_error(err, path)
+        else:
+            check_documents(docs, (), labelled=False)
+            assert all(doc.rationale is not None for doc in docs)
+
+
+@given(lines=st.lists(JSONL_LINE, max_size=5), require_label=st.booleans(), known_keys_only=st.booleans())
+def test_jsonl_datasets_are_read_or_named_by_file_and_line(lines, require_label, known_keys_only):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "train.jsonl"
+        write_lines(path, lines)
+        try:
+            docs = read_jsonl(path, splitter=Splitter.get(), keywords=["food"], require_label=require_label,
+                              known_keys_only=known_keys_only, classes=range(2))
+        except DataError as err:
+            check_error(err, path)
+        else:
+            check_documents(docs, range(2), labelled=require_label)
+
+
+@given(lines=st.lists(JSONL_LINE | TEXT, max_size=5), fmt=st.sampled_from(["jsonl", "text"]))
+def test_predict_inputs_are_read_or_named_by_file_and_line(lines, fmt):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"new.{'jsonl' if fmt == 'jsonl' else 'txt'}"
+        write_lines(path, lines)
+        try:
+            docs = read_new_documents(path, 3, "auto")
+        except DataError as err:
+            check_error(err, path)
+        else:
+            check_documents(docs, range(3), labelled=False)
+
+
+@given(lines=st.lists(TEXT, max_size=5))
+def test_plain_text_is_read_or_named_by_file_and_line(lines):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "new.txt"
+        write_lines(path, lines)
+        try:
+            docs = read_text_lines(path, splitter=Splitter.get())
+        except DataError as err:
+            check_error(err, path)
+        else:
+            check_documents(docs, (), labelled=False)
+
+
+def files_under(folder: Path) -> set[str]:
+    return {str(Path(root, name).relative_to(folder)) for root, _, names in os.walk(folder) for name in names}
+
+
+GOOD = ['{"label": %d, "sentences": ["The food %d was %s.", "Room %d.", "We came back.", "It rained.", "Day %d."]}'
+        % (i % 2, i, "good" if i % 2 else "bad", i, i) for i in range(12)]
+
+
+@given(train=st.lists(st.sampled_from(GOOD) | JSONL_LINE, max_size=10), fmt=st.sampled_from(["jsonl", "icda"]),
+       icda_lines=st.lists(ICDA_LINE, max_size=8))
+def test_prepare_reads_or_names_the_line_and_writes_only_its_output_folder(train, fmt, icda_lines):
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        data = tmp / "data"
+        data.mkdir()
+        write_lines(data / "train.txt", train if fmt == "jsonl" else icda_lines)
+        write_lines(data / "dev.jsonl", GOOD)
+        write_lines(data / "test.jsonl", GOOD)
+        spec = {"train": "train.txt", "dev": "dev.jsonl", "test": "test.jsonl", "format": fmt,
+                "test_format": "jsonl", "keywords": ["food"], "min_sentences": 1}
+        before = files_under(tmp)
+        try:
+            stats = prepare_dataset("d", spec, data, tmp / "out")
+        except DataError as err:
+            assert err.path.startswith(str(data)) and err.fix, err
+        else:
+            assert stats["splits"]["train"]["documents"] >= 4
+        assert {f for f in files_under(tmp) - before if not f.startswith("out/")} == set()
+
+
+# --------------------------------------------------------------------------- the config check
+
+SECTIONS = {
+    "n_runs": NUMBERS, "runs": VALUES, "train_threads": NUMBERS, "device": TEXT, "data_dir": VALUES,
+    "comp": st.fixed_dictionaries({}, optional={"lambdas": st.lists(NUMBERS, max_size=3) | VALUES, "seeds": NUMBERS}),
+    "encoder": st.fixed_dictionaries({}, optional={k: NUMBERS | VALUES for k in ("max_tokens", "max_sentences",
+                                                                                  "batch_size", "pooling", "name")}),
+    "model": st.fixed_dictionaries({}, optional={k: NUMBERS | VALUES for k in ("d_model", "heads", "dropout", "k",
+                                                                                "comp_lambda", "objective")}),
+    "train": st.fixed_dictionaries({}, optional={k: NUMBERS | VALUES for k in ("lr", "encoder_lr", "grad_clip",
+                                                                                "batch_size", "weight_decay")}),
+    "icda": st.fixed_dictionaries({}, optional={k: NUMBERS | VALUES for k in ("pool_fraction", "max_iters",
+                                                                               "counterfactual_classes", "dev_seed")}),
+    "theory": st.fixed_dictionaries({}, optional={k: NUMBERS | VALUES for k in ("p1", "p2", "n", "betas", "beta")}),
+    "overrides": st.dictionaries(st.sampled_from(["toy", "x"]), VALUES, max_size=2),
+    "sweep": VALUES, "report": VALUES, "run_datasets": VALUES,
+    "datasets": st.one_of(st.dictionaries(TEXT, VALUES, max_size=2), VALUES,
+                          st.builds(lambda extra: {"toy": {"train": "t.txt", "dev": "d.txt", "test": "e.txt"} | extra},
+                                    st.dictionaries(st.sampled_from(["classes", "seed", "dev_fraction", "keywords",
+                                                                     "min_sentences", "url", "md5", "synthetic"]),
+                                                    VALUES, max_size=2))),
+}
+
+
+@given(config=st.fixed_dictionaries({}, optional=SECTIONS) | VALUES)
+def test_the_config_check_passes_or_names_the_key(config):
+    """Any config: the check passes (then every number in it is finite) or raises a ConfigError
+    naming the key; a config that is not a mapping is named as such."""
+    from icda.workflow_config.config_check import check_config
+
+    try:
+        check_config(config, SCHEMA)
+    except ConfigError as err:
+        message = str(err)
+        assert message and "Fix:" in message, message
+    else:
+        assert isinstance(config, dict)
+        assert all(math.isfinite(v) for v in _floats(config)), config
+
+
+def _floats(value):
+    if isinstance(value, float):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _floats(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _floats(item)
