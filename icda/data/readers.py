@@ -373,31 +373,6 @@ def _check_length(path: Path, lineno: int, text: str, splitter: "SentenceSplitte
                         f"{splitter.max_length:,} spaCy splits into sentences at once (nlp.max_length)", fix)
 
 
-#: a code point of a UTF-16 surrogate (U+D800–U+DFFF): JSON's ``\u`` escapes can write one alone
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def _lone_surrogate(value) -> str | None:
-    """The first lone surrogate in the strings (keys included) of a JSON value, or None."""
-    if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        return found.group() if found else None
-    if isinstance(value, dict):
-        value = [item for pair in value.items() for item in pair]
-    if isinstance(value, list):
-        return next((half for half in map(_lone_surrogate, value) if half is not None), None)
-    return None
-
-
-def _check_length(path: Path, lineno: int, text: str, splitter: "SentenceSplitter", fix: str) -> None:
-    """Refuse a text longer than spaCy splits at once (``nlp.max_length``, 1,000,000 characters):
-    a document that long is a file without its line breaks more often than one document, and the
-    selector sees only its first ``encoder.max_sentences`` sentences anyway."""
-    if len(text) > splitter.max_length:
-        raise DataError(path, lineno, f"the text has {len(text):,} characters, more than the "
-                        f"{splitter.max_length:,} spaCy splits into sentences at once (nlp.max_length)", fix)
-
-
 def _split_tab(path: Path, lineno: int, line: str, fix: str) -> tuple[str, str]:
     field, tab, text = line.partition("\t")
     if not tab:
