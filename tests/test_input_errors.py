@@ -107,3 +107,25 @@ def test_a_hotel_index_that_is_not_ascii_digits_is_named_by_file_and_line(tmp_pa
         read_hotel_test(path)
     assert str(err.value) == (f"{path}:2: annotated sentence index {index!r} is not a non-negative integer. Fix: "
                               "write each document on one line as IDX IDX ...<TAB>sentence[SEP]sentence...")
+
+
+@pytest.mark.parametrize("section, key, value, message", [
+    ("sampling", "temperature", float("nan"), "datasets.d.llm.sampling.temperature: nan is not a finite number >= 0.0"),
+    ("sampling", "top_p", float("nan"), "datasets.d.llm.sampling.top_p: nan is not a finite number >= 0.0"),
+    ("backend", "timeout", float("inf"), "datasets.d.llm.backend.timeout: inf is not a finite number >= 0.001"),
+    ("backend", "backoff", 10**400, "datasets.d.llm.backend.backoff: 1000"),
+    (None, "per_label", 10**7, "datasets.d.llm.per_label: 10000000 is more than 1,000,000. Fix: give at most 1,000,000"),
+])
+def test_an_llm_number_that_is_not_finite_or_too_large_names_its_key(section, key, value, message):
+    """Found by Hypothesis (tests/test_properties.py): NaN and infinite sampling and backend
+    numbers were accepted, an integer beyond a float raised OverflowError."""
+    from icda.data.llm_spec import parse_llm
+
+    llm = {"prompt": "write about $R", "slot": "R", "values": {"a": 0, "b": 1}, "per_label": 4,
+           "sampling": {"temperature": 0.7}, "backend": {"type": "openai", "base_url": "http://h/v1", "model": "m"}}
+    (llm if section is None else llm[section])[key] = value
+    from icda.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        parse_llm("d", llm)
+    assert str(err.value).startswith(message), str(err.value)

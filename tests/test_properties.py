@@ -11,6 +11,7 @@ slow stage: HYPOTHESIS_PROFILE=ci).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -264,3 +265,77 @@ def _floats(value):
     elif isinstance(value, list):
         for item in value:
             yield from _floats(item)
+
+
+# --------------------------------------------------------------------------- dataset specs
+
+SPEC_KEYS = ["source", "train", "dev", "test", "format", "test_format", "keywords", "ratings", "dev_fraction",
+             "train_documents", "min_sentences", "balance", "classes", "seed", "url", "allow_file_url", "public",
+             "md5", "git_blob", "how_to_get", "spacy_model", "synthetic", "llm", "near_duplicate_threshold",
+             "drop_test_overlap"]
+LLM = st.fixed_dictionaries({}, optional={
+    "prompt": TEXT, "slot": TEXT, "values": VALUES | st.dictionaries(TEXT, st.integers(-1, 3), max_size=3),
+    "per_label": NUMBERS, "dev": NUMBERS, "test": NUMBERS, "sampling": VALUES, "backend": VALUES,
+    "preamble": VALUES, "filters": VALUES, "leakage_ngram": NUMBERS, "cache": VALUES})
+
+
+@given(spec=st.dictionaries(st.sampled_from(SPEC_KEYS) | TEXT, VALUES, max_size=4)
+       | st.builds(lambda extra, llm: {"source": "llm", "llm": llm} | extra,
+                   st.dictionaries(st.sampled_from(SPEC_KEYS[5:]), VALUES, max_size=2), LLM)
+       | st.builds(lambda extra: {"source": "synthetic", "synthetic": extra},
+                   st.dictionaries(st.sampled_from(["n_train", "n_dev", "n_test", "p_x1", "p_x2", "n_aspects", "seed",
+                                                    "verdict", "p_verdict", "min_sentences", "max_sentences"]),
+                                   NUMBERS | VALUES, max_size=3)))
+def test_a_dataset_spec_is_validated_or_names_the_key(spec):
+    """A dataset's spec (``datasets.<name>`` of a config, or prepare's --spec): validated, or a
+    ConfigError naming ``datasets.<name>.<key>``."""
+    from icda.data.dataset_spec import validate_spec
+    from icda.data.llm_spec import parse_llm
+
+    try:
+        out = validate_spec("d", spec)
+        if out["source"] == "llm":
+            parse_llm("d", out["llm"])
+    except ConfigError as err:
+        assert str(err).startswith("datasets.d") and "Fix:" in str(err), str(err)
+
+
+VALID_LLM = {"prompt": "write about a restaurant worth $R/10", "slot": "R", "values": {2: 0, 9: 1}, "per_label": 4,
+             "dev": 0.2, "test": 0.2, "sampling": {"temperature": 0.7, "top_p": 0.9, "max_tokens": 64},
+             "preamble": "My review:", "filters": ["review"], "leakage_ngram": 5,
+             "backend": {"type": "openai", "base_url": "http://127.0.0.1:8000/v1", "model": "m", "concurrency": 2,
+                         "retries": 1, "backoff": 0.0, "timeout": 10}}
+VALID_FILES = {"train": "t.txt", "dev": "d.txt", "test": "e.txt", "keywords": ["food"]}
+
+
+SECTION_KEYS = {"": SPEC_KEYS + list(VALID_LLM), "sampling": ["temperature", "top_p", "max_tokens"],
+                "backend": ["type", "base_url", "model", "concurrency", "retries", "backoff", "timeout",
+                            "api_key_env", "device"]}
+
+
+@given(base=st.sampled_from(["files", "llm"]),
+       where_key=st.sampled_from(sorted(SECTION_KEYS)).flatmap(
+           lambda where: st.tuples(st.just(where), st.sampled_from(SECTION_KEYS[where]))),
+       value=NUMBERS | VALUES)
+def test_one_odd_value_in_a_valid_spec_is_named_by_its_key(base, where_key, value):
+    """Found by it: ``llm.sampling.temperature: .nan`` and ``llm.backend.timeout: .inf`` were
+    accepted (and an integer beyond a float raised OverflowError)."""
+    where, key = where_key
+    import copy
+
+    from icda.data.dataset_spec import validate_spec
+    from icda.data.llm_spec import parse_llm
+
+    spec = copy.deepcopy(VALID_FILES if base == "files" else {"source": "llm", "llm": VALID_LLM})
+    target = spec if base == "files" or (not where and key in SPEC_KEYS) else (
+        spec["llm"] if not where else spec["llm"][where])
+    target[key] = value
+    try:
+        out = validate_spec("d", spec)
+        llm = parse_llm("d", out["llm"]) if out["source"] == "llm" else None
+    except ConfigError as err:
+        assert str(err).startswith("datasets.d") and "Fix:" in str(err), str(err)
+    else:  # accepted: every number in it is finite
+        assert all(math.isfinite(v) for v in _floats(out)), out
+        if llm is not None:
+            assert all(math.isfinite(v) for v in _floats(dataclasses.asdict(llm))), llm

@@ -24,6 +24,7 @@ ground truth; ``min_sentences`` and ``balance`` apply as for any dataset.
 
 from __future__ import annotations
 
+import math
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -168,6 +169,8 @@ def parse_llm(name: str, block: Any) -> LlmSpec:
         raise fail("values", "all values map to one label", "map some values to each label")
 
     per_label = _int(block["per_label"], 1, fail, "per_label")
+    if per_label > MAX_PER_LABEL:  # every request is planned in memory before the first is asked
+        raise fail("per_label", f"{per_label} is more than {MAX_PER_LABEL:,}", f"give at most {MAX_PER_LABEL:,}")
     dev = _fraction(block.get("dev", 0.1), fail, "dev")
     test = _fraction(block.get("test", 0.1), fail, "test")
     if dev + test >= 1:
@@ -189,6 +192,10 @@ def parse_llm(name: str, block: Any) -> LlmSpec:
                    backend=_backend(block.get("backend") or {}, fail), cache=cache)
 
 
+#: the most responses per label: the requests are planned in memory before the first is asked
+MAX_PER_LABEL = 1_000_000
+
+
 def _int(value: Any, minimum: int, fail, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise fail(key, f"{value!r} is not an integer >= {minimum}", f"give an integer >= {minimum}")
@@ -196,9 +203,15 @@ def _int(value: Any, minimum: int, fail, key: str) -> int:
 
 
 def _number(value: Any, minimum: float, fail, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum:
-        raise fail(key, f"{value!r} is not a number >= {minimum}", f"give a number >= {minimum}")
-    return float(value)
+    """``value`` as a float: a finite number >= ``minimum`` (NaN passes every comparison as false,
+    and an infinite timeout or backoff waits forever)."""
+    try:
+        number = None if isinstance(value, bool) or not isinstance(value, (int, float)) else float(value)
+    except OverflowError:  # an integer beyond a float
+        number = None
+    if number is None or not math.isfinite(number) or number < minimum:
+        raise fail(key, f"{value!r} is not a finite number >= {minimum}", f"give a number >= {minimum}")
+    return number
 
 
 def _fraction(value: Any, fail, key: str) -> float:
