@@ -129,3 +129,24 @@ def test_an_llm_number_that_is_not_finite_or_too_large_names_its_key(section, ke
     with pytest.raises(ConfigError) as err:
         parse_llm("d", llm)
     assert str(err.value).startswith(message), str(err.value)
+
+
+def test_a_server_answer_with_half_a_surrogate_pair_is_recorded_with_a_replacement_character(tmp_path):
+    """A server's JSON can carry "\\ud83d" alone: the cache append raised UnicodeEncodeError
+    (a traceback in generate); the answer is recorded with U+FFFD in its place."""
+    from icda.generate.records import ResponseCache, read_responses
+    from icda.generate.run import generate
+
+    class HalfPair:
+        model, concurrency = "fake", 1
+
+        def complete(self, request, sampling):
+            return "My review: The food \ud83d was good. We sat. It rained. Cold. Warm."
+
+    spec = {"source": "llm", "seed": 3, "llm": {
+        "prompt": "write about $R", "slot": "R", "values": {"a": 0, "b": 1}, "per_label": 1, "dev": 0.2, "test": 0.2,
+        "backend": {"type": "openai", "base_url": "http://h/v1", "model": "m", "retries": 0, "backoff": 0}}}
+    generate("d", spec, tmp_path / "r.jsonl", backend=HalfPair(), cache=tmp_path / "c.jsonl")
+    texts = [r.text for r in read_responses(tmp_path / "r.jsonl")]
+    assert texts == ["My review: The food \ufffd was good. We sat. It rained. Cold. Warm."] * 2
+    assert [r.text for r in ResponseCache(tmp_path / "c.jsonl").read()] == texts

@@ -412,6 +412,9 @@ def test_transformers_backend_resumes_to_the_same_answers(tiny_gpt2_dir, tmp_pat
     assert len(ResponseCache(tmp_path / "cache.jsonl").successes()) == 3
     generate("d", spec, tmp_path / "resumed.jsonl", cache=tmp_path / "cache.jsonl")
     assert (tmp_path / "resumed.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
+    # a dev share of 0.4: 12 responses leave dev the 2·C = 4 documents a counterfactual needs
+    # (prepare refuses fewer); the shares do not enter the requests, so the cache answers them all
+    spec["llm"] |= {"dev": 0.4, "test": 0.2}
     stats = prepare_dataset("d", spec, ".", tmp_path / "data", responses=tmp_path / "resumed.jsonl")
     assert stats["generation"]["responses"] == 12 and stats["generation"]["sentences"] > 24
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -85,6 +86,17 @@ class Response:
                    attempt=int(obj["attempt"]), text=obj["text"], error=obj["error"])
 
 
+#: a code point of a UTF-16 surrogate: a server's JSON can carry one alone (``"\\ud83d"``)
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` as it may be recorded: secrets redacted (:func:`icda.errors.redact`), and a lone
+    surrogate (half a UTF-16 pair, which no UTF-8 file can hold) replaced by U+FFFD, as a
+    decoder replaces bytes that are no character."""
+    return _SURROGATE.sub("\ufffd", redact(text))
+
+
 def request_key(prompt: str, value: str, index: int, seed: int, model: str, sampling: dict) -> str:
     """The cache key of a request (hex SHA-256 of its defining fields)."""
     payload = json.dumps({"prompt": prompt, "value": value, "index": index, "seed": seed,
@@ -124,10 +136,10 @@ class ResponseCache:
         return out
 
     def append(self, response: Response) -> None:
-        """Record one attempt: one line, flushed and synced to disk before returning; a secret
-        (:func:`icda.errors.redact`) in its text or error is written as ``***``."""
+        """Record one attempt: one line, flushed and synced to disk before returning; its text
+        and error as :func:`clean_text` gives them."""
         record = response.to_json()
-        record.update({key: redact(record[key]) for key in ("text", "error") if isinstance(record[key], str)})
+        record.update({key: clean_text(record[key]) for key in ("text", "error") if isinstance(record[key], str)})
         line = json.dumps(record, ensure_ascii=False) + "\n"
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)

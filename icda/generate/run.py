@@ -28,8 +28,8 @@ from pathlib import Path
 
 from icda.data.dataset_spec import validate_spec
 from icda.data.dataset_spec_files import load_one_spec
-from icda.errors import DataError, redact
-from icda.generate.records import (Request, Response, ResponseCache, request_key, request_seed,
+from icda.errors import DataError
+from icda.generate.records import (Request, Response, ResponseCache, clean_text, request_key, request_seed,
                                    write_responses)
 from icda.data.llm_spec import LlmSpec, parse_llm, responses_path
 
@@ -56,8 +56,9 @@ def plan_requests(llm: LlmSpec, seed: int, model: str) -> list[Request]:
 
 def ask(backend, request: Request, llm: LlmSpec, cache: ResponseCache, sleep=time.sleep) -> Response:
     """Ask ``backend`` for one request, up to ``1 + retries`` times; every attempt is recorded in
-    the cache. Returns the successful response, or the last failed one. Secrets (the API key, a
-    URL's password: :func:`icda.errors.redact`) in an answer or an error are recorded as ``***``.
+    the cache. Returns the successful response, or the last failed one. An answer or an error is
+    recorded as :func:`icda.generate.records.clean_text` gives it: secrets (the API key, a URL's
+    password) as ``***``, half a surrogate pair as U+FFFD.
 
     A failed attempt (an exception: server error, timeout, malformed reply) is retried with the
     same seed, since the model never answered. An empty answer is retried with a new seed derived
@@ -73,9 +74,9 @@ def ask(backend, request: Request, llm: LlmSpec, cache: ResponseCache, sleep=tim
             error = None if isinstance(text, str) and text.strip() else "empty response"
             empty += error is not None
         except Exception as exc:  # any failure of the server or the model is recorded and retried
-            text, error = None, redact(f"{type(exc).__name__}: {exc}")[:500]
+            text, error = None, clean_text(f"{type(exc).__name__}: {exc}")[:500]
         if isinstance(text, str):
-            text = redact(text)  # a server that echoes the key or the URL's password
+            text = clean_text(text)  # a server that echoes the key, or sends half a surrogate pair
         response = Response(key=request.key, label=request.label, value=request.value, index=request.index,
                             seed=asked.seed, model=backend.model, attempt=attempt, text=text, error=error)
         cache.append(response)
