@@ -14,6 +14,12 @@ annotations and nothing else, and prints a random pick's precision as the floor.
 
 The folder is a dataset's results folder of a run of the workflow (``data/<split>.jsonl`` and
 ``embeddings.pt``, the sentence vectors of every split).
+
+``--readouts`` also encodes the split's sentences once more with the run's encoder settings, all
+layers kept, and probes four read-outs of that one pass (issue 51): the last layer's mean (unit
+length), the same with the sentence minus its document's mean appended, the means of all layers
+concatenated (unit length), and the last three layers' means with the document-centred copy: the
+distance between the loop and what the vectors carry.
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ from sklearn.model_selection import GroupKFold
 from icda.data.document import read_split
 from icda.embed import EmbeddingCache
 from icda.metrics import rationale_metrics
+
+#: the probe strengths of the read-out table (``--readouts``)
+READOUT_CS = (1.0, 10.0, 100.0)
 
 
 def probe_picks(vectors: np.ndarray, doc_of: np.ndarray, gold: np.ndarray, folds: int, c: float) -> list[list[int]]:
@@ -47,12 +56,54 @@ def probe_picks(vectors: np.ndarray, doc_of: np.ndarray, gold: np.ndarray, folds
     return picks
 
 
+def unit(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length."""
+    return x / np.linalg.norm(x, axis=1, keepdims=True).clip(min=1e-12)
+
+
+def centred(x: np.ndarray, doc_of: np.ndarray) -> np.ndarray:
+    """Each row minus the mean of its document's rows."""
+    means = np.stack([x[doc_of == d].mean(0) for d in range(doc_of.max() + 1)])
+    return x - means[doc_of]
+
+
+def readouts(cache: EmbeddingCache, sentences: list[str], doc_of: np.ndarray) -> dict[str, np.ndarray]:
+    """The four read-outs of one encoder pass over ``sentences`` (the cache's encoder settings,
+    every layer kept): name → [S, ·] vectors."""
+    from dataclasses import replace
+
+    from icda.embed import encode_sentences
+    from icda.encoder import EncoderSettings, SentenceEncoder, load_tokenizer
+
+    settings = EncoderSettings.from_dict(cache.settings, strict=False)
+    probe_encoder = SentenceEncoder(settings)
+    depth = int(probe_encoder.model.config.num_hidden_layers)
+    every = SentenceEncoder(replace(settings, layers=depth))
+    unique = list(dict.fromkeys(sentences))
+    vectors = encode_sentences(every, load_tokenizer(settings), unique, batch_size=settings.batch_size,
+                               progress=False).numpy()
+    at = {s: i for i, s in enumerate(unique)}
+    rows = vectors[[at[s] for s in sentences]]
+    width = vectors.shape[1] // depth
+    layer = [rows[:, i * width:(i + 1) * width] for i in range(depth)]  # last layer first
+    last = unit(layer[0])
+    top3 = unit(np.concatenate(layer[:3], axis=1))
+    return {
+        "last layer's mean, unit length": last,
+        "the same + the sentence minus its document's mean": np.concatenate([last, centred(last, doc_of)], axis=1),
+        f"the means of all {depth} layers, concatenated, unit length": unit(np.concatenate(layer, axis=1)),
+        "the last 3 layers' means + the document-centred copy": np.concatenate([top3, centred(top3, doc_of)], axis=1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", type=Path, help="a dataset's results folder (data/, embeddings.pt)")
     parser.add_argument("--split", default="test", help="an annotated split (default test)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--c", type=float, default=1.0, help="the probe's inverse L2 strength (not tuned)")
+    parser.add_argument("--readouts", action="store_true",
+                        help=f"also probe four read-outs of one encoder pass at C {READOUT_CS}")
     args = parser.parse_args()
 
     cache = EmbeddingCache.load(args.results / "embeddings.pt")
@@ -60,9 +111,10 @@ def main() -> None:
     if not docs:
         raise SystemExit(f"{args.results / 'data' / args.split}.jsonl has no annotated document")
     max_sentences = cache.settings.get("max_sentences") or None
-    rows, doc_of, gold = [], [], []
+    rows, doc_of, gold, texts = [], [], [], []
     for i, doc in enumerate(docs):
         sentences = doc.sentences[:max_sentences]
+        texts += sentences
         rows.extend(cache.lookup(sentences).tolist())
         doc_of += [i] * len(sentences)
         gold += [p in doc.rationale for p in range(len(sentences))]
@@ -76,6 +128,13 @@ def main() -> None:
           f"({gold.mean():.1%} ground truth)")
     print(f"| pick | precision % |\n|---|---|\n| random sentence | {100 * random_pick:.1f} |\n"
           f"| frozen-vector probe, {args.folds}-fold over documents | {100 * precision:.1f} |")
+    if args.readouts:
+        truth = [d.rationale for d in docs]
+        print(f"\n| read-out of one encoder pass | probe precision %, C {' / '.join(f'{c:g}' for c in READOUT_CS)} |\n|---|---|")
+        for name, x in readouts(cache, texts, doc_of).items():
+            cells = [100 * rationale_metrics(probe_picks(x, doc_of, gold, args.folds, c), truth, n_sentences)["precision"]
+                     for c in READOUT_CS]
+            print(f"| {name} | {' / '.join(f'{v:.1f}' for v in cells)} |")
 
 
 if __name__ == "__main__":
