@@ -104,7 +104,8 @@ def test_eraser_import_checks_each_evidence_text_against_what_it_points_at(tmp_p
     (_ann(classification=1), "annotation r1: classification 1 is not one of the classes ['0', '1']"),
     (_ann() | {"evidences": [[{"docid": "r1", "start_sentence": 0.5, "end_sentence": 1}]]},
      "annotation r1: an evidence's start_sentence/end_sentence 0.5, 1 are not integers"),
-    ("[" * 100000, "not valid JSON"),
+    ("[" * 100000, "not valid JSON (nested too deep)"),
+    ('{"annotation_id": ' + "9" * 5000 + "}", "a number has more than 4,300 digits, more than Python reads"),
 ])
 def test_eraser_annotations_of_the_wrong_type_are_one_error_line(tmp_path, ann, problem):
     with pytest.raises(DataError) as err:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -43,6 +44,15 @@ def _int(x: Any) -> bool:
 
 def _number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _json_problem(exc: Exception) -> str:
+    """What is wrong with a line :func:`json.loads` refused (``exc``)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON ({exc.msg})"
+    if isinstance(exc, RecursionError):
+        return "not valid JSON (nested too deep)"
+    return f"a number has more than {sys.get_int_max_str_digits():,} digits, more than Python reads"
 
 
 def check_docid(docid: Any, docs_dir: Path, where: Path, line: int | None, what: str) -> Path:
@@ -187,10 +197,8 @@ def read_eraser(path: str | Path, *, classes: Sequence[int] = BINARY_CLASSES,
     for lineno, line in _lines(path):
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, lineno, f"not valid JSON ({exc.msg})", ANNOTATION_FIX) from None
-        except RecursionError:
-            raise DataError(path, lineno, "not valid JSON (nested too deep)", ANNOTATION_FIX) from None
+        except (ValueError, RecursionError) as exc:
+            raise DataError(path, lineno, _json_problem(exc), ANNOTATION_FIX) from None
         if not isinstance(obj, dict) or not {"annotation_id", "classification", "evidences"} <= obj.keys():
             raise DataError(path, lineno, "not an ERASER annotation (keys annotation_id, classification, "
                             "evidences)", ANNOTATION_FIX)
@@ -256,10 +264,8 @@ def read_json_lines(path: str | Path, fix: str) -> list[tuple[int, Any]]:
     for lineno, line in _lines(path):
         try:
             out.append((lineno, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise DataError(path, lineno, f"not valid JSON ({exc.msg})", fix) from None
-        except RecursionError:
-            raise DataError(path, lineno, "not valid JSON (nested too deep)", fix) from None
+        except (ValueError, RecursionError) as exc:
+            raise DataError(path, lineno, _json_problem(exc), fix) from None
     return out
 
 
