@@ -4,12 +4,13 @@ precision.
 
 ``--out-dir`` becomes an ERASER data directory: ``docs/<docid>`` (one sentence a line, tokens =
 whitespace split) and ``test.jsonl`` (``val.jsonl`` for ``--split dev``) with one annotation per
-labelled document with ground truth. With ``--model`` (a model folder) or ``--choice`` (a
-choice.json) the selector's predictions are written to ``--predictions`` as ERASER's results
-JSONL (hard and soft rationales, class scores, comprehensiveness, sufficiency and the AOPC bins),
-and ``--scores`` gets ERASER's metrics on them with the paper's precision. ``--score-only``
-scores an existing ``--predictions`` against ``--out-dir`` instead. ERASER's own scorer reads the
-same files: ``python rationale_benchmark/metrics.py --data_dir <out-dir> --split test --results
+document with ground truth (its label, or null without one). With ``--model`` (a model folder)
+or ``--choice`` (a choice.json) the selector's predictions are written to ``--predictions`` as
+ERASER's results JSONL (hard and soft rationales, class scores, comprehensiveness, sufficiency
+and the AOPC bins), and ``--scores`` gets ERASER's metrics on them with the paper's precision.
+``--score-only`` scores an existing ``--predictions`` against ``--out-dir`` instead (every field
+checked: :mod:`icda.data.eraser_files`). No output may be one of the inputs or lie in a model
+folder (:func:`check_outputs`). ERASER's own scorer reads the same files: ``python rationale_benchmark/metrics.py --data_dir <out-dir> --split test --results
 <predictions> --strict``.
 
 The format is ERASER's (github.com/jayded/eraserbenchmark, ``rationale_benchmark/utils.py`` and
