@@ -6,6 +6,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -285,13 +286,21 @@ def expanded_size(obj: Any, limit: int = MAX_YAML_VALUES) -> int:
     return size(obj)
 
 
+def _long_number_line(path: str | Path) -> int | None:
+    """The line of ``path`` holding the first run of digits longer than Python reads, or None."""
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    found = re.search(rf"\d{{{sys.get_int_max_str_digits() + 1},}}", text)
+    return None if found is None else text.count("\n", 0, found.start()) + 1
+
+
 def read_yaml(path: str | Path, missing_fix: str) -> Any:
     """Parse a YAML file (safe loader), refusing one whose aliases expand it beyond
     :data:`MAX_YAML_VALUES` values (:func:`expanded_size`).
 
     Raises:
         DataError: the file does not exist (the fix is ``missing_fix``), is not valid YAML
-            (naming the line of the syntax error), or expands to too many values.
+            (naming the line of the syntax error), holds an integer of more digits than Python
+            reads (4,300, naming its line), or expands to too many values.
     """
     import yaml
 
@@ -304,6 +313,9 @@ def read_yaml(path: str | Path, missing_fix: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         raise DataError(path, None if mark is None else mark.line + 1,
                         f"not valid YAML ({getattr(exc, 'problem', exc)})", "fix the YAML syntax") from None
+    except ValueError:  # an integer beyond Python's 4,300 digits (the YAML loader's int())
+        raise DataError(path, _long_number_line(path), f"a number has more than {sys.get_int_max_str_digits():,} "
+                        "digits, more than Python reads", "write it with fewer digits") from None
     if expanded_size(data) > MAX_YAML_VALUES:
         raise DataError(path, None, f"its YAML aliases expand it to more than {MAX_YAML_VALUES:,} values",
                         ALIAS_FIX)

@@ -150,3 +150,34 @@ def test_a_server_answer_with_half_a_surrogate_pair_is_recorded_with_a_replaceme
     texts = [r.text for r in read_responses(tmp_path / "r.jsonl")]
     assert texts == ["My review: The food \ufffd was good. We sat. It rained. Cold. Warm."] * 2
     assert [r.text for r in ResponseCache(tmp_path / "c.jsonl").read()] == texts
+
+
+def test_an_integer_beyond_pythons_digit_limit_is_named_by_file_and_line(tmp_path):
+    """Python reads at most 4,300 digits of an integer: json.loads and the YAML loader raised a
+    bare ValueError (a traceback in prepare, predict and every --config)."""
+    from icda.io import read_yaml
+
+    digits = "9" * 4400
+    path = tmp_path / "train.jsonl"
+    path.write_text(OK + "\n" + '{"label": ' + digits + ', "sentences": ["a"]}\n')
+    with pytest.raises(DataError) as err:
+        read_jsonl(path)
+    assert str(err.value).startswith(f"{path}:2: a number has more than 4,300 digits, more than Python reads. "
+                                     "Fix: write it with fewer digits")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"data_dir: .\ndatasets:\n  s: {{source: synthetic, synthetic: {{n_train: {digits}}}}}\n")
+    with pytest.raises(DataError) as err:
+        read_yaml(config, "give a config")
+    assert str(err.value) == (f"{config}:3: a number has more than 4,300 digits, more than Python reads. "
+                              "Fix: write it with fewer digits")
+
+
+def test_a_hotel_index_of_thousands_of_digits_is_named_by_file_and_line(tmp_path):
+    from icda.data.readers import read_hotel_test
+
+    path = tmp_path / "hotel.test.sents"
+    path.write_text("9" * 4400 + "\tA room.[SEP]A bed.\n")
+    with pytest.raises(DataError) as err:
+        read_hotel_test(path)
+    assert str(err.value) == (f"{path}:1: annotated sentence index 999999999999… (4,400 digits) is past the last "
+                              "sentence. Fix: use 0-based indices of the document's sentences")

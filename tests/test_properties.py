@@ -37,7 +37,8 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 ANY_CHAR = st.characters(exclude_categories=())
 #: the characters that shape the formats, and control characters
 SPECIAL = st.sampled_from(["\t", "[SEP]", "[sep]", " ", "\r", "\n", "\r\n", "\x00", "\x0b", "\x0c", "\x1c", "\x85",
-                           "\u2028", "\ufeff", "{", "}", '"', "\\", "\ud83d", "\udc00", "😀", "0", "1", "-1", "NaN"])
+                           "\u2028", "\ufeff", "{", "}", '"', "\\", "\ud83d", "\udc00", "😀", "0", "1", "-1", "NaN",
+                           "9" * 4400])  # more digits than Python's int() reads
 TEXT = st.lists(st.one_of(st.text(ANY_CHAR, max_size=6), SPECIAL, st.sampled_from(["The food was good.", "Cold.",
                                                                                       "We waited. It rained!"])),
                 max_size=8).map("".join)
@@ -60,7 +61,7 @@ ICDA_LINE = st.builds(lambda label, tab, sentences, sep: f"{label}{tab}{sep.join
                       st.sampled_from(["[SEP]", "[sep]", " [SEP] ", "[SEP][SEP]"]))
 #: a hotel test line: indices (mostly digits), a tab, sentences
 HOTEL_LINE = st.builds(lambda indices, tab, sentences: f"{' '.join(indices)}{tab}{'[SEP]'.join(sentences)}",
-                       st.lists(st.one_of(st.sampled_from(["0", "1", "2", "7", "00", "-1", "1.5", "٣", "²"]), TEXT),
+                       st.lists(st.one_of(st.sampled_from(["0", "1", "2", "7", "00", "-1", "1.5", "٣", "²", "9" * 4400]), TEXT),
                                 max_size=4),
                        st.sampled_from(["\t", "\t", " "]), st.lists(TEXT, max_size=5))
 #: a JSONL record: mostly the documented keys, with values of the right type or not
@@ -74,6 +75,7 @@ RECORD = st.fixed_dictionaries({}, optional={
 })
 JSONL_LINE = st.one_of(
     st.builds(lambda record, ascii: json.dumps(record, ensure_ascii=ascii), RECORD, st.booleans()),
+    st.builds(lambda key: f'{{"{key}": {"9" * 4400}, "sentences": ["a"]}}', st.sampled_from(["label", "id", "x"])),
     st.builds(json.dumps, VALUES),
     TEXT,
 )

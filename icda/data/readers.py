@@ -33,6 +33,7 @@ import contextlib
 import json
 import logging
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, Sequence
 
@@ -150,6 +151,9 @@ def read_hotel_test(path: str | Path, *, id_prefix: str | None = None) -> list[D
                     path, lineno, f"annotated sentence index {token!r} is not a non-negative integer",
                     _HOTEL_LINE,
                 )
+            if len(token) > 18:  # past any document's last sentence, and maybe past what int() reads
+                raise DataError(path, lineno, f"annotated sentence index {token[:12]}… ({len(token):,} digits) is past "
+                                "the last sentence", "use 0-based indices of the document's sentences")
             indices.append(int(token))
         sentences, rationale = _sentences_with_rationale(path, lineno, _SEP_ANY_CASE.split(text), indices)
         docs.append(Document(f"{prefix}-{lineno}", None, sentences, rationale))
@@ -211,6 +215,9 @@ def read_jsonl(
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(path, lineno, f"not valid JSON ({exc.msg})", fix) from exc
+        except ValueError:  # an integer beyond Python's 4,300 digits
+            raise DataError(path, lineno, f"a number has more than {sys.get_int_max_str_digits():,} digits, "
+                            "more than Python reads", f"write it with fewer digits: {fix}") from None
         if not isinstance(obj, dict):
             raise DataError(path, lineno, "not a JSON object", fix)
         half = _lone_surrogate(obj)
