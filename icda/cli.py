@@ -13,7 +13,7 @@ import importlib
 import logging
 import sys
 
-from icda.errors import IcdaError, redact
+from icda.errors import IcdaError, redact, redact_logs
 
 #: command → the module that holds it, in the order ``--help`` lists them (a key's ``_`` is the
 #: command's ``-``: ``config_reference`` is the command ``config-reference``)
@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
     )
+    redact_logs()  # no URL's user-info (http://user:password@host/) in any log line
     out_dir = getattr(args, "out_dir", None)
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
         print(f"error: --out-dir {out_dir}: is a file, not a folder. Fix: give a folder (it is created "

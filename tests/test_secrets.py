@@ -99,3 +99,24 @@ def test_redact_replaces_url_userinfo_and_its_encoded_forms():
     assert redact("GET https://me:p%40ss-word@proxy.example/v1/models") == "GET https://***@proxy.example/v1/models"
     assert redact("password p@ss-word, basic bWU6cEBzcy13b3Jk") == "password ***, basic ***"
     assert redact("ftp://anon@host/ and http://host/") == "ftp://***@host/ and http://host/"
+
+
+def test_every_command_hides_url_user_info_in_its_log_lines():
+    """Not only generate: e.g. a dataset url with a password (download logs the URL it fetches).
+    A stand-in command logs such a URL through ``python -m icda``'s main."""
+    script = f"""
+import argparse, logging
+from icda import cli
+
+class Parser(argparse.ArgumentParser):
+    def parse_args(self, argv):
+        log = logging.getLogger("icda.steps.download")
+        return argparse.Namespace(verbose=False, func=lambda args: log.info(
+            "fetching %s", "https://me:{PASSWORD}@mirror.example/train.txt"))
+
+cli.build_parser = lambda only=None: Parser()
+raise SystemExit(cli.main([]))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "fetching https://***@mirror.example/train.txt" in proc.stderr and PASSWORD not in proc.stderr
