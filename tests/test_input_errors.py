@@ -181,3 +181,12 @@ def test_a_hotel_index_of_thousands_of_digits_is_named_by_file_and_line(tmp_path
         read_hotel_test(path)
     assert str(err.value) == (f"{path}:1: annotated sentence index 999999999999… (4,400 digits) is past the last "
                               "sentence. Fix: use 0-based indices of the document's sentences")
+
+
+def test_a_synthetic_dev_split_too_small_for_a_counterfactual_says_which_key_to_raise(tmp_path):
+    spec = {"source": "synthetic", "synthetic": {"n_train": 40, "n_dev": 3, "n_test": 10}, "min_sentences": 1}
+    with pytest.raises(DataError) as err:
+        prepare_dataset("s", spec, tmp_path, tmp_path / "out")
+    assert err.value.problem.startswith("the dev split has 2 documents after preparation: ICDA keeps n // (2·C) = "
+                                        "2 // 4 = 0 originals"), err.value.problem
+    assert err.value.fix.endswith("after preparation: raise datasets.s.synthetic.n_dev")

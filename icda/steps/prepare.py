@@ -205,9 +205,10 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
                             f"the {split} split has {sum(labels.values())} documents and "
                             f"{len(labels)} class(es) after preparation (need all {spec['classes']}: "
                             f"class(es) {missing} missing)", fix)
-        check_counterfactual_room(split, prepared[split], spec["classes"], where,
-                                  f"raise synthetic.n_{split}" if spec["source"] == "synthetic" else
-                                  f"add documents to {where}, or lower min_sentences (now {spec['min_sentences']})")
+        more = {"synthetic": f"raise datasets.{name}.synthetic.n_{split}",
+                "llm": f"raise datasets.{name}.llm.per_label, or lower min_sentences (now {spec['min_sentences']})"}
+        check_counterfactual_room(split, prepared[split], spec["classes"], where, more.get(
+            spec["source"], f"add documents to {where}, or lower min_sentences (now {spec['min_sentences']})"))
     warnings = check_test_split(name, spec, prepared["test"], inputs["test"])
     overlap = {split: count_test_overlap(prepared[split], prepared["test"])
                for split in ("train", "dev")}
