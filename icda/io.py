@@ -299,8 +299,8 @@ def read_yaml(path: str | Path, missing_fix: str) -> Any:
 
     Raises:
         DataError: the file does not exist (the fix is ``missing_fix``), is not valid YAML
-            (naming the line of the syntax error), holds an integer of more digits than Python
-            reads (4,300, naming its line), or expands to too many values.
+            (naming the line of the syntax error), is not UTF-8, holds an integer of more digits
+            than Python reads (4,300, naming its line), or expands to too many values.
     """
     import yaml
 
@@ -313,6 +313,9 @@ def read_yaml(path: str | Path, missing_fix: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         raise DataError(path, None if mark is None else mark.line + 1,
                         f"not valid YAML ({getattr(exc, 'problem', exc)})", "fix the YAML syntax") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(path, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                        "convert the file to UTF-8") from None
     except ValueError:  # an integer beyond Python's 4,300 digits (the YAML loader's int())
         raise DataError(path, _long_number_line(path), f"a number has more than {sys.get_int_max_str_digits():,} "
                         "digits, more than Python reads", "write it with fewer digits") from None

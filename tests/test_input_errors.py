@@ -190,3 +190,36 @@ def test_a_synthetic_dev_split_too_small_for_a_counterfactual_says_which_key_to_
     assert err.value.problem.startswith("the dev split has 2 documents after preparation: ICDA keeps n // (2·C) = "
                                         "2 // 4 = 0 originals"), err.value.problem
     assert err.value.fix.endswith("after preparation: raise datasets.s.synthetic.n_dev")
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("config.yaml", b"data_dir: true\ndatasets: {s: {source: synthetic}}\n",
+     "config.yaml: `data_dir` is True, not a path. Fix: give the folder of the data files as a string"),
+    ("config.yaml", b"data_dir: \xed\xa0\x80\ndatasets: {}\n", "config.yaml: not UTF-8 text (invalid continuation byte "
+                                                             "at byte 10). Fix: convert the file to UTF-8"),
+    ("config.yaml", b"datasets: {s: {seed: " + b"9" * 4400 + b"}}\n",
+     "config.yaml: a number has more than 4,300 digits, more than Python reads. Fix: write it with fewer digits"),
+    ("spec.json", b'{"name": "s", "data_dir": true}', 'spec.json: "data_dir" is True, not a path. Fix: give the '
+                                                      "folder of the data files as a string"),
+])
+def test_odd_spec_and_config_files_are_one_config_error(tmp_path, name, content, message):
+    """Found by Hypothesis (tests/test_properties.py): ``data_dir: true`` raised TypeError, a
+    config that is not UTF-8 UnicodeDecodeError, a 4,400-digit integer ValueError."""
+    from icda.data.dataset_spec_files import load_one_spec
+    from icda.errors import ConfigError
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(ConfigError) as err:
+        load_one_spec(path, None, None, "prepare") if name == "spec.json" else load_one_spec(None, path, "s", "prepare")
+    assert str(err.value) == f"{tmp_path}/{message}"
+
+
+def test_read_yaml_names_a_file_that_is_not_utf8(tmp_path):
+    from icda.io import read_yaml
+
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"a: \xff\n")
+    with pytest.raises(DataError) as err:
+        read_yaml(path, "give a config")
+    assert str(err.value) == f"{path}: not UTF-8 text (invalid start byte at byte 3). Fix: convert the file to UTF-8"

@@ -341,3 +341,33 @@ def test_one_odd_value_in_a_valid_spec_is_named_by_its_key(base, where_key, valu
         assert all(math.isfinite(v) for v in _floats(out)), out
         if llm is not None:
             assert all(math.isfinite(v) for v in _floats(dataclasses.asdict(llm))), llm
+
+
+# --------------------------------------------------------------------------- --spec and --config files
+
+import yaml  # noqa: E402
+
+TOP = st.fixed_dictionaries({}, optional={"name": VALUES | TEXT, "data_dir": VALUES | TEXT, "source": VALUES,
+                                          "train": VALUES, "datasets": VALUES | st.dictionaries(TEXT, VALUES, max_size=2)})
+
+
+@given(content=st.one_of(TOP.map(lambda v: json.dumps(v)), TOP.map(lambda v: yaml.safe_dump(v, allow_unicode=True)),
+                         VALUES.map(json.dumps), TEXT),
+       as_config=st.booleans())
+def test_spec_and_config_files_are_read_or_named(content, as_config):
+    """``--spec`` (JSON) and ``--config`` (YAML) of prepare and generate: read, or a DataError
+    naming the file, or a ConfigError naming the key."""
+    from icda.data.dataset_spec_files import load_one_spec
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / ("config.yaml" if as_config else "spec.json")
+        path.write_bytes(content.encode("utf-8", "surrogatepass"))
+        try:
+            name, spec, data_dir = (load_one_spec(None, path, "d", "prepare") if as_config
+                                    else load_one_spec(path, None, None, "prepare"))
+        except DataError as err:
+            check_error(err, path)
+        except ConfigError as err:
+            assert "Fix:" in str(err), str(err)
+        else:
+            assert isinstance(name, str) and isinstance(spec, dict) and isinstance(data_dir, Path)

@@ -3,6 +3,7 @@ YAML workflow config (for the commands run without Snakemake)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from icda.errors import ConfigError
@@ -16,7 +17,8 @@ def load_spec_file(path: str | Path) -> tuple[str, dict, Path]:
         ``(name, spec, data_dir)``; the spec is not yet validated.
 
     Raises:
-        ConfigError: the file is missing, not JSON, or lacks ``name``.
+        ConfigError: the file is missing, not JSON, or lacks ``name``, or its ``data_dir`` is
+            not a string.
     """
     path = Path(path)
     try:
@@ -30,6 +32,9 @@ def load_spec_file(path: str | Path) -> tuple[str, dict, Path]:
     spec = dict(obj)
     name = spec.pop("name")
     data_dir = spec.pop("data_dir", None)
+    if data_dir is not None and not isinstance(data_dir, str):
+        raise ConfigError(f'{path}: "data_dir" is {data_dir!r}, not a path. Fix: give the folder of the data '
+                          "files as a string")
     if data_dir is None and spec.get("source", "files") == "files":
         raise ConfigError(f'{path}: no "data_dir" for dataset {name!r}. Fix: add "data_dir"')
     return name, spec, Path(data_dir or ".")
@@ -42,8 +47,9 @@ def load_config_datasets(path: str | Path) -> tuple[Path, dict[str, dict]]:
         ``(data_dir, {name: spec})``; the specs are not yet validated.
 
     Raises:
-        ConfigError: the file is missing, not YAML, or lacks ``datasets``, or ``data_dir`` while
-            a dataset reads files (synthetic and llm datasets need none).
+        ConfigError: the file is missing, not UTF-8, not YAML (or holds an integer of more than
+            4,300 digits), or lacks ``datasets``, or ``data_dir`` (a string) while a dataset reads
+            files (synthetic and llm datasets need none).
     """
     import yaml
 
@@ -55,8 +61,17 @@ def load_config_datasets(path: str | Path) -> tuple[Path, dict[str, dict]]:
         raise ConfigError(f"{path}: config file not found. Fix: check the --config path") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({exc}). Fix: correct the file") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}). Fix: convert the file "
+                          "to UTF-8") from None
+    except ValueError:  # an integer beyond Python's 4,300 digits (the YAML loader's int())
+        raise ConfigError(f"{path}: a number has more than {sys.get_int_max_str_digits():,} digits, more than "
+                          "Python reads. Fix: write it with fewer digits") from None
     if not isinstance(config, dict) or not isinstance(config.get("datasets"), dict):
         raise ConfigError(f"{path}: no `datasets` mapping. Fix: add `datasets: {{NAME: {{...}}}}`")
+    if config.get("data_dir") is not None and not isinstance(config["data_dir"], str):
+        raise ConfigError(f"{path}: `data_dir` is {config['data_dir']!r}, not a path. Fix: give the folder of "
+                          "the data files as a string")
     generated = all(isinstance(s, dict) and s.get("source") in ("synthetic", "llm")
                     for s in config["datasets"].values())
     if not isinstance(config.get("data_dir"), str) and not generated:
