@@ -85,7 +85,10 @@ class RedactingFilter(logging.Filter):
     """A logging filter that :func:`redact` s each record's message (and traceback)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except Exception:  # arguments that do not fit the format: the handler reports it, as without a filter
+            return True
         clean = redact(message)
         if clean != message:
             record.msg, record.args = clean, None

@@ -120,3 +120,14 @@ raise SystemExit(cli.main([]))
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "fetching https://***@mirror.example/train.txt" in proc.stderr and PASSWORD not in proc.stderr
+
+
+def test_the_redacting_filter_leaves_a_malformed_log_call_to_the_handler():
+    """A record whose arguments do not fit its format is passed on unchanged (the handler reports
+    it, as it would without the filter), not raised at the caller."""
+    import logging
+
+    from icda.errors import RedactingFilter
+
+    record = logging.LogRecord("icda", logging.INFO, __file__, 1, "%d items", ("many",), None)
+    assert RedactingFilter().filter(record) and record.args == ("many",)
