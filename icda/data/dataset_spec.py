@@ -15,7 +15,7 @@ in :data:`SPEC_DEFAULTS`:
   learning curve, or a large dataset cut to the size of a small one.
 * ``format`` (train/dev: ``"icda"``, ``"jsonl"`` or ``"eraser"``), ``test_format`` (``"icda"``,
   ``"hotel"``, ``"jsonl"`` or ``"eraser"``: an ERASER split file with ``docs/`` beside it,
-  :func:`~icda.data.readers.read_eraser`); left out, a file named ``*.jsonl`` is read as JSONL and any other as ICDA
+  :func:`~icda.data.eraser_files.read_eraser`); left out, a file named ``*.jsonl`` is read as JSONL and any other as ICDA
   (:func:`format_by_suffix`), ``keywords`` (ground-truth keyword rule for icda/jsonl files, applied to every split: test
   precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
   (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
