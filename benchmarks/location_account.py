@@ -79,6 +79,9 @@ def _words(terms: list[str]) -> re.Pattern:
 
 
 PATTERNS = {name: _words(terms) for name, terms in HOTEL.items()}
+WORD = _words(["location"])
+#: what a swapped-out sentence is (``swapped_out_rows``)
+SWAPPED = ("word", "location-ish", "other aspect", "overall", "none")
 
 
 def proxies(dataset: str) -> dict:
@@ -86,8 +89,7 @@ def proxies(dataset: str) -> dict:
     the location lexicon (``lex``) and, stricter, the word "location" alone (``word``)."""
     if dataset.startswith("restaurant"):
         return {"lex": lambda s: any(k in s.lower() for k in RESTAURANT)}
-    word = _words(["location"])
-    return {"lex": lambda s: PATTERNS["location"].search(s) is not None, "word": lambda s: word.search(s) is not None}
+    return {"lex": lambda s: PATTERNS["location"].search(s) is not None, "word": lambda s: WORD.search(s) is not None}
 
 
 def sentence_class(sentence: str) -> str:
@@ -222,11 +224,27 @@ def pool_rows(run, train, marks) -> list[dict]:
     return rows
 
 
+def swapped_out_rows(run, train) -> list[dict]:
+    """Per iteration with a pools.json: what the counterfactuals swap out on the training
+    documents, % of the swapped-out sentences: the word "location", else a sentence's class."""
+    rows = []
+    for k, it in iterations(run):
+        if (it / POOLS_FILE).exists():
+            plan = Pools.read(it / POOLS_FILE).train.plan
+            out = [train[d].sentences[p] for d, ps in zip(plan.kept, plan.positions) for p in ps]
+            kinds = ["word" if WORD.search(s) else "location-ish" if sentence_class(s) == "location" else
+                     sentence_class(s) if sentence_class(s) in ("overall", "none") else "other aspect" for s in out]
+            rows.append({"run": run.name, "k": k} | shares(kinds, lambda x: x, SWAPPED))
+    return rows
+
+
 # --------------------------------------------------------------------------- the report
 
 
 def md(df: pd.DataFrame) -> str:
-    return df.to_markdown(index=False, floatfmt=".1f")
+    counts = {c: df[c].map(lambda v: "" if pd.isna(v) else f"{v:g}" if isinstance(v, float) else str(v))
+              for c in ("k", "runs") if c in df}
+    return df.assign(**counts).to_markdown(index=False, floatfmt=".1f", missingval="")
 
 
 def mean_by(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -243,12 +261,13 @@ def read_folder(results: Path, unfinished: bool) -> dict:
     mark = lambda docs: {n: {d.id: [f(s) for s in d.sentences] for d in docs} for n, f in fns.items()}  # noqa: E731
     test_marks, train_marks = mark(test), mark(train)
     runs = finished_runs(results, unfinished)
-    tests, picks, pools = [], [], []
+    tests, picks, pools, swapped = [], [], [], []
     for run, summary in runs:
         rows, p = test_rows(run, summary, test, test_marks, hotel)
         tests += rows
         picks += p
         pools += pool_rows(run, train, train_marks)
+        swapped += swapped_out_rows(run, train) if hotel else []
     notes = [f"runs read: {', '.join(r.name + ('' if s else ' (unfinished)') for r, s in runs) or 'none'}"]
     for name, mk in train_marks.items():
         flat = [x for v in mk.values() for x in v]
@@ -262,7 +281,8 @@ def read_folder(results: Path, unfinished: bool) -> dict:
         notes.append(f"test sentences each location term marks (annotated %): {term_precision(test)}")
     return {"dataset": dataset, "setting": setting, "hotel": hotel, "notes": notes, "picks": picks,
             "agreement": pd.DataFrame([agreement(test, n, f) for n, f in fns.items()]),
-            "unannotated": unannotated(test, hotel), "tests": pd.DataFrame(tests), "pools": pd.DataFrame(pools)}
+            "unannotated": unannotated(test, hotel), "tests": pd.DataFrame(tests), "pools": pd.DataFrame(pools),
+            "swapped": pd.DataFrame(swapped)}
 
 
 def calibration(picks) -> dict:
@@ -286,8 +306,12 @@ def report(folders: list[Path], unfinished: bool) -> str:
     calib = {}
     for r in read:
         calib.setdefault(r["dataset"], []).extend(r["picks"])
+    shown = set()
     for r in read:
-        out.append(f"### {r['setting']}\n\n" + "\n".join(f"- {n}" for n in r["notes"]) + "\n\n" + md(r["agreement"]))
+        table = md(r["agreement"])
+        out.append(f"### {r['setting']}\n\n" + "\n".join(f"- {n}" for n in r["notes"] if n not in shown)
+                   + ("" if table in shown else "\n\n" + table))
+        shown |= {table, *r["notes"][1:]}
     for dataset, picks in calib.items():
         calib[dataset] = calibration(picks)
         out.append(f"{dataset}, every test pick read: " + "; ".join(
@@ -326,6 +350,11 @@ def report(folders: list[Path], unfinished: bool) -> str:
                               (rates[n][0] * x + rates[n][1] * (100 - x)) / 100
                               for n, x in zip(table["proxy"], table["pool"])]
         out.append(f"**{r['setting']}**\n\n" + md(table))
+        if not r["swapped"].empty:
+            out.append(f"**{r['setting']}**, what the counterfactuals swap out, % of the swapped-out sentences "
+                       "(`word`: holds \"location\"; else its class: `location-ish` (the lexicon without the word), "
+                       "`other aspect` (service, room, clean, food, value), `overall`, `none`):\n\n"
+                       + md(mean_by(r["swapped"], ["k"])))
 
     out.append("## Per run")
     for r in read:
