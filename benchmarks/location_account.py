@@ -114,7 +114,8 @@ def agreement(test, name: str, proxy) -> dict:
     """A proxy as a sentence classifier against the annotation of the test documents."""
     pairs = [(proxy(s), i in d.rationale) for d in test if d.rationale is not None for i, s in enumerate(d.sentences)]
     both, marked, true = sum(h and t for h, t in pairs), sum(h for h, _ in pairs), sum(t for _, t in pairs)
-    first = [(d, next((i for i, s in enumerate(d.sentences) if proxy(s)), None)) for d in test if d.rationale is not None]
+    first = [(d, next((i for i, s in enumerate(d.sentences) if proxy(s)), None))
+             for d in test if d.rationale is not None]
     first = [(d, i) for d, i in first if i is not None]
     return {"proxy": name, "documents": len(test), "sentences": len(pairs), "annotated %": pct(true, len(pairs)),
             "marked %": pct(marked, len(pairs)), "precision": pct(both, marked), "recall": pct(both, true),
@@ -314,9 +315,11 @@ def report(folders: list[Path], unfinished: bool) -> str:
         shown |= {table, *r["notes"][1:]}
     for dataset, picks in calib.items():
         calib[dataset] = calibration(picks)
-        out.append(f"{dataset}, every test pick read: " + "; ".join(
-            f"proxy {n}: P(annotated | marked pick) {a:.1f} % ({na}), P(annotated | unmarked pick) "
-            f"{'-' if b is None else f'{b:.1f}'} % ({nb})" for n, (a, b, na, nb) in calib[dataset].items() if a is not None))
+        if picks:
+            out.append(f"{dataset}, every test pick read: " + "; ".join(
+                f"proxy {n}: P(annotated | marked pick) {a:.1f} % ({na}), P(annotated | unmarked pick) "
+                f"{'-' if b is None else f'{b:.1f}'} % ({nb})"
+                for n, (a, b, na, nb) in calib[dataset].items() if a is not None))
 
     out.append("## 1. What the chosen selector picks on the test documents\n\nMean over runs, %; `marked`: share of "
                "all picks a proxy marks; first/last/other and the classes: shares of the *wrong* picks; the last "
