@@ -245,7 +245,8 @@ def swapped_out_rows(run, train) -> list[dict]:
 def md(df: pd.DataFrame) -> str:
     counts = {c: df[c].map(lambda v: "" if pd.isna(v) else f"{v:g}" if isinstance(v, float) else str(v))
               for c in ("k", "runs") if c in df}
-    return df.assign(**counts).to_markdown(index=False, floatfmt=".1f", missingval="")
+    df = df.assign(**counts)
+    return df.astype(object).where(df.notna(), None).to_markdown(index=False, floatfmt=".1f", missingval="")
 
 
 def mean_by(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
