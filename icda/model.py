@@ -9,7 +9,9 @@ Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
 3. a sentence-level transformer over ``v`` with a positional encoding (``positions``:
    ``"sinusoidal"`` as in the paper, ``"learned"``, or ``"none"``: the selector then sees only
    content, so it cannot learn a positional shortcut), run on the real sentences alone
-   (:func:`transform_real_slots`) → one selector score per sentence [B, N];
+   (:func:`transform_real_slots`) → one selector score per sentence [B, N]; with
+   ``selector_input: "centred"`` its input also holds a linear map of each sentence's ``h`` minus
+   its document's mean ``h`` (the selector sees the sentence against its document; departure 27);
 4. hard top-k selection with the straight-through estimator (forward: the one-hot of the top-k
    real sentences; backward: the gradient of the softmax of the scores);
 5. a classifier on the max-pool of the selected sentences' ``v`` (``classifier_input:
