@@ -231,6 +231,11 @@ def robustness_block(runs: list[pd.DataFrame], provenance: dict) -> str:
             rows.append(summary_rows(part, f"{dataset}, all"))
         else:
             rows.append(summary_rows(part, dataset))
+    return _runs_table(rows, df, provenance)
+
+
+def _runs_table(rows: list[list[str]], df: pd.DataFrame, provenance: dict) -> str:
+    """The summary table of ``rows``, then how each robustness folder of ``df`` was measured."""
     lines = [_table(SUMMARY, rows), ""]
     for name in sorted(set(df["measurement"])):
         entry = _entry(provenance, f"robustness: {name}", (provenance.get("robustness") or {}).get(name))
@@ -249,12 +254,7 @@ def hotel_block(runs: list[pd.DataFrame], provenance: dict) -> str:
             rows.append([f"{dataset}, the paper (fine-tuned BERT)", "3", "GPU"]
                         + [f"{m:.1f} ± {s:.1f}" for m, s in (paper["MMI"], paper["CDA"])]
                         + [f"{paper['ICDA'][0]:.1f} ± {paper['ICDA'][1]:.1f}", "–", "–", "–", "–"])
-    lines = [_table(SUMMARY, rows), ""]
-    for name in sorted(set(df["measurement"])):
-        entry = _entry(provenance, f"robustness: {name}", (provenance.get("robustness") or {}).get(name))
-        lines.append(f"- `{name}`: " + _measured(entry, f"[results_inputs/robustness/{name}/runs.csv]"
-                                                 f"(results_inputs/robustness/{name}/runs.csv)"))
-    return "\n".join(lines)
+    return _runs_table(rows, df, provenance)
 
 
 def cost_block(provenance: dict, offline: Path) -> str | None:
