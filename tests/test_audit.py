@@ -14,7 +14,7 @@ from icda.data.document import Document, read_split
 from icda.data.overlap import jaccard, normal_text, shared_documents, shingles
 from icda.records import DataAudit
 from icda.report.audit import write_audit_table
-from icda.steps.audit import audit_splits, percentile
+from icda.steps.audit import audit_splits
 from icda.steps.prepare import prepare_dataset, read_raw
 from icda.data.dataset_spec import validate_spec
 from toy_workflow import TOY, toy_files
@@ -48,11 +48,6 @@ def test_planted_near_duplicate_is_above_the_threshold_and_below_identity():
     assert shared_documents(docs, [Document("t", 1, tuple(NEAR))], 0.99).near == frozenset()
     assert shared_documents(docs, [Document("t", 1, tuple(s.upper() for s in LONG))], 0.8).exact == {0}
     assert normal_text(Document("x", 0, ("A  b", "C\td"))) == "a b c d"
-
-
-def test_percentile_interpolates_as_numpy():
-    assert percentile([1, 2, 3, 4], 99) == pytest.approx(3.97)
-    assert percentile([5], 99) == 5 and percentile([], 99) == 0
 
 
 def test_the_audit_finds_the_planted_duplicate_and_shared_documents(tmp_path):

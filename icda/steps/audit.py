@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
+
+import numpy
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
@@ -24,23 +26,9 @@ from icda.data.dataset_spec import SPLITS, validate_spec
 from icda.data.dataset_spec_files import load_one_spec
 from icda.data.document import Document
 from icda.data.overlap import exact_duplicates, overlap
-from icda.errors import ConfigError
-from icda.io import read_json
 from icda.records import DataAudit
-from icda.settings import EncoderSettings
+from icda.settings import EncoderSettings, Settings
 from icda.steps.prepare import read_raw
-
-
-def percentile(values: Sequence[int], q: float) -> float:
-    """The ``q``-th percentile of ``values`` (linear interpolation between order statistics, as
-    numpy's default); 0 for none."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return float(ordered[low] + (ordered[high] - ordered[low]) * (pos - low))
 
 
 def wordpiece_counter(settings: EncoderSettings) -> Callable[[list[str]], list[int]]:
@@ -72,7 +60,7 @@ def split_counts(docs: list[Document], max_sentences: int, lengths: dict[str, in
         "annotated": sum(doc.rationale is not None for doc in docs),
         "duplicates": exact_duplicates(docs),
         "sentences_median": float(statistics.median(sizes)) if sizes else 0.0,
-        "sentences_p99": percentile(sizes, 99),
+        "sentences_p99": float(numpy.percentile(sizes, 99)) if sizes else 0.0,
         "cut_by_max_sentences": sum(n > max_sentences for n in sizes),
         "sentences_seen": len(seen),
         "over_max_tokens": sum(lengths[sentence] > max_tokens for sentence in seen),
@@ -159,12 +147,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _encoder_settings(path: Path | None) -> EncoderSettings:
-    if path is None:
-        return EncoderSettings()
-    obj = read_json(path)
-    if not isinstance(obj, dict) or not isinstance(obj.get("encoder"), dict):
-        raise ConfigError(f"--settings {path}: no 'encoder' object. Fix: give the dataset's settings.json")
-    return EncoderSettings.from_dict(obj["encoder"], strict=False)
+    return EncoderSettings() if path is None else Settings.load(path).encoder
 
 
 def run(args: argparse.Namespace) -> int:
