@@ -16,6 +16,10 @@ as CPU ms per 1,000 training documents and as a ratio to the default:
 Each variant changes the numbers the model learns (the batch size changes the optimisation; bf16
 rounds every product to 8 bits of mantissa): these are costs, not drop-in speed-ups.
 
+``--readouts`` instead times the default batch with the selector's read-outs (departure 27): the
+default (the last layer, 384 wide), ``selector_input: centred``, ``encoder.layers: 3`` (1,152
+wide) and both (the hotel aspects' setting), each a ratio to the default.
+
 ``--kernels`` instead times the default variant on the two CPU kernel paths (icda/kernels.py):
 the fixed one (the default: ATen AVX2, matrix products on OpenBLAS's Haswell kernels, MKL
 COMPATIBLE, oneDNN off) and this machine's native one (``ICDA_KERNELS=native``), and between them
@@ -26,6 +30,7 @@ and prints each cost as a ratio to the native one.
     PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py
     PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py --documents 4096 --repeat 5
     PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py --kernels
+    PYTHONPATH=. .venv/bin/python benchmarks/epoch_floor.py --readouts --documents 1024
 """
 
 from __future__ import annotations
@@ -85,6 +90,7 @@ def main() -> None:
     parser.add_argument("--documents", type=int, default=2048, help="training documents per epoch")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the fastest is kept")
     parser.add_argument("--kernels", action="store_true", help="fixed vs native CPU kernel path (default batch)")
+    parser.add_argument("--readouts", action="store_true", help="the selector's read-outs (default batch)")
     parser.add_argument("--one-epoch", action="store_true", help=argparse.SUPPRESS)  # a --kernels round
     parser.add_argument("--onednn-off", action="store_true", help=argparse.SUPPRESS)  # with --one-epoch
     args = parser.parse_args()
@@ -100,6 +106,8 @@ def main() -> None:
                              max_sentences)
     default_batch = CONFIG["train"]["batch_size"]
     dropout = CONFIG["train"]["sentence_dropout"]
+    if args.readouts:
+        return compare_readouts(ids, labels, max_sentences, default_batch, dropout, args.repeat)
     if args.one_epoch:
         if args.onednn_off:
             torch.backends.mkldnn.enabled = False
@@ -122,6 +130,32 @@ def main() -> None:
     print("|---|---|---|")
     for name, seconds in best.items():
         print(f"| {name} | {1000 * seconds * 1000 / args.documents:.0f} | {seconds / base:.2f} |")
+
+
+#: --readouts' rows: the sentence vector's width (384 per encoder layer) and model.selector_input
+READOUT_ROWS = {"default (last layer)": (384, "sentence"), "selector_input centred": (384, "centred"),
+                "encoder.layers 3": (1152, "sentence"), "both (the hotel aspects)": (1152, "centred")}
+
+
+def compare_readouts(ids: torch.Tensor, labels: torch.Tensor, max_sentences: int, batch: int, dropout: float,
+                     repeat: int) -> None:
+    """CPU seconds of a training epoch with each of :data:`READOUT_ROWS`, interleaved; the fastest
+    of ``repeat`` rounds, as a ratio to the default."""
+    models = {}
+    for name, (width, selector_input) in READOUT_ROWS.items():
+        torch.manual_seed(0)
+        models[name] = RationaleNetwork(CachedSentences(torch.randn(5000, width)),
+                                        ModelSettings(**CONFIG["model"] | {"selector_input": selector_input}),
+                                        max_sentences)
+    best = dict.fromkeys(models, float("inf"))
+    for round_ in range(repeat):
+        for name, model in models.items():
+            best[name] = min(best[name], epoch_cpu_seconds(model, ids, labels, batch, False, dropout, round_))
+    base = best["default (last layer)"]
+    print(f"{len(ids)} documents, batch {batch}, 1 thread, fastest of {repeat} rounds")
+    print("| read-out | CPU ms per 1,000 documents | / default |\n|---|---|---|")
+    for name, seconds in best.items():
+        print(f"| {name} | {1000 * seconds * 1000 / len(ids):.0f} | {seconds / base:.2f} |")
 
 
 #: --kernels' rows: the two paths, and the first fixed path (its variables without the routed
