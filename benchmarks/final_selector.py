@@ -10,7 +10,9 @@ scored on the dev split, and the dev rationale precision (%) of four selectors i
   :func:`icda.model_selection.majority_vote`);
 - ``mean_scores``: the top-k sentences of the candidates' averaged selector distributions (each
   candidate's selector scores soft-maxed over the document's real sentences, then averaged);
-- ``mean_scores_fresh``: the same over the fresh candidates only (the warm start left out).
+- ``mean_scores_fresh``: the same over the fresh candidates only (the warm start left out);
+- ``mean_scores_last3``: the same over the candidates of the last three iterations (every
+  iteration's non-degenerate candidates and its chosen one).
 
 Candidates recorded as degenerate in ``choice.json`` are left out of the ensembles. Nothing here
 reads a label or ground truth to build a selector; the dev ground truth only scores them. A
@@ -21,11 +23,16 @@ equal ``chosen``: the check that the replay scores what training recorded.
 run's MMI dev precision, by the final-choice criterion: the highest worst-run gain, ties to the
 higher mean).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/final_selector.py RESULTS_DIR [RESULTS_DIR ...]
+    PYTHONPATH=. .venv/bin/python benchmarks/final_selector.py [--split test] RESULTS_DIR [RESULTS_DIR ...]
+
+``--split test`` scores on the test split instead, for a dataset whose only annotated documents
+are a test file that a protocol splits into a half to choose on and a half held out (location,
+docs/experiments/hotel_readout.md): give it the runs on the half that may be read.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -41,7 +48,7 @@ from icda.loading import Workspace, load_settings, open_workspace  # noqa: E402
 from icda.model_selection import majority_vote  # noqa: E402
 from icda.train import trim  # noqa: E402
 
-SELECTORS = ("chosen", "vote", "mean_scores", "mean_scores_fresh")
+SELECTORS = ("chosen", "vote", "mean_scores", "mean_scores_fresh", "mean_scores_last3")
 
 
 def selector_distribution(ws: Workspace, model: Path, ids: torch.Tensor, batch_size: int = 512) -> torch.Tensor:
@@ -69,26 +76,38 @@ def _folder(run: Path, candidate_dir: str) -> Path:
     return folder if folder.is_absolute() else run.parents[2] / folder
 
 
-def replay_run(run: Path, ws: Workspace, split: Split, dev_ids: torch.Tensor) -> dict[str, float] | None:
-    """{selector: dev precision %} of the run's last iteration (None: unfinished, or a candidate's
-    files are gone)."""
+def _members(run: Path, choice: dict, ws: Workspace, ids: torch.Tensor) -> dict[str, torch.Tensor] | None:
+    """{candidate name: selector distribution on ids} of one iteration's non-degenerate candidates
+    and its chosen one (None: a model file is gone)."""
+    out = {}
+    for c in choice["candidates"]:
+        folder = _folder(run, c["candidate_dir"])
+        if not (folder / "model.pt").exists():
+            return None
+        if not c["degenerate"] or c["name"] == choice["chosen"]["name"]:
+            out[c["name"]] = selector_distribution(ws, folder / "model.pt", ids)
+    return out
+
+
+def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_name: str = "dev") -> dict[str, float] | None:
+    """{selector: precision %} on ``split_name`` of the run's last iteration (None: unfinished, or
+    a candidate's files are gone)."""
     iterations = sorted(run.glob("iter*/converge.json"), key=lambda p: int(p.parent.name[4:]))
     if not iterations or not json.loads(iterations[-1].read_text())["stop"]:
         return None
-    mmi = _mmi_positions(run)
+    mmi = _mmi_positions(run, split_name)
     if mmi is None:
         return None
     choice = json.loads((iterations[-1].parent / "choice.json").read_text())
     k = ws.settings.model.k
     chosen = choice["chosen"]["name"]
-    distributions, positions = {}, {}
-    for c in choice["candidates"]:
-        folder = _folder(run, c["candidate_dir"])
-        if not (folder / "model.pt").exists():
-            return None
-        positions[c["name"]] = json.loads((folder / "predictions.json").read_text())["dev"]["positions"]
-        if not c["degenerate"] or c["name"] == chosen:
-            distributions[c["name"]] = selector_distribution(ws, folder / "model.pt", dev_ids)
+    positions = {c["name"]: json.loads((_folder(run, c["candidate_dir"]) / "predictions.json").read_text())[split_name]["positions"]
+                 for c in choice["candidates"]}
+    window = [_members(run, json.loads((p.parent / "choice.json").read_text()), ws, ids) for p in iterations[-3:]]
+    if any(w is None for w in window):
+        return None
+    distributions = window[-1]
+    last3 = [d for w in window for d in w.values()]
     members = list(distributions)
     fresh = [n for n in members if n != "warm"] or members
     return {
@@ -96,46 +115,58 @@ def replay_run(run: Path, ws: Workspace, split: Split, dev_ids: torch.Tensor) ->
         "vote": split.precision(majority_vote([positions[n] for n in members], positions[chosen])),
         "mean_scores": split.precision(top_k(sum(distributions[n] for n in members) / len(members), k)),
         "mean_scores_fresh": split.precision(top_k(sum(distributions[n] for n in fresh) / len(fresh), k)),
+        "mean_scores_last3": split.precision(top_k(sum(last3) / len(last3), k)),
         "chosen (replayed)": split.precision(top_k(distributions[chosen], k)),
         "mmi": split.precision(mmi),
     }
 
 
-def _mmi_positions(run: Path) -> list[list[int]] | None:
-    """The MMI selector's dev rationales (None: its files are gone)."""
+def _mmi_positions(run: Path, split_name: str = "dev") -> list[list[int]] | None:
+    """The MMI selector's rationales on ``split_name`` (None: its files are gone)."""
     path = _folder(run, json.loads((run / "iter0" / "choice.json").read_text())["chosen"]["candidate_dir"]) / "predictions.json"
-    return json.loads(path.read_text())["dev"]["positions"] if path.exists() else None
+    return json.loads(path.read_text())[split_name]["positions"] if path.exists() else None
 
 
-def replay(results: list[Path]) -> dict[str, list[dict[str, float]]]:
-    """{dataset: [per-run {selector: dev precision %}]} over every finished run with dev ground
-    truth."""
+def replay(results: list[Path], split_name: str = "dev") -> dict[str, list[dict[str, float]]]:
+    """{dataset: [per-run {selector: precision %}]} on ``split_name`` over every finished run
+    whose documents there all carry ground truth."""
     torch.set_num_threads(1)
     table: dict[str, list[dict[str, float]]] = {}
     for root in results:
         for folder in sorted(p.parent for p in root.glob("*/settings.json")):
-            docs = _lines(folder / "data" / "dev.jsonl")
-            if any(d.get("rationale") is None for d in docs):
-                continue  # no dev ground truth: nothing to score on
+            docs = _lines(folder / "data" / f"{split_name}.jsonl")
+            if not docs or any(d.get("rationale") is None for d in docs):
+                continue  # no ground truth: nothing to score on
             split = Split([frozenset(d["rationale"]) for d in docs], [len(d["sentences"]) for d in docs])
             ws = open_workspace(load_settings(folder / "settings.json", 1), folder / "data", folder / "embeddings.pt")
-            dev_ids = ws.split("dev").ids
+            ids = ws.split(split_name).ids
             for run in sorted(folder.glob("run*")):
-                row = replay_run(run, ws, split, dev_ids)
+                row = replay_run(run, ws, split, ids, split_name)
                 if row is not None:
                     table.setdefault(folder.name, []).append(row)
     return table
 
 
 def summary(table: dict[str, list[dict[str, float]]]) -> str:
-    lines = ["| dataset | runs | " + " | ".join(SELECTORS) + " | chosen (replayed) |",
-             "|---|---|" + "---|" * (len(SELECTORS) + 1)]
+    """Precision % per selector (mean, worst run), then the gain over each run's MMI (mean,
+    worst run: the criterion of ``benchmarks/lodo.py``), and every run's precisions."""
+    columns = (*SELECTORS, "chosen (replayed)")
+    lines = ["| dataset | runs | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
     for dataset, rows in sorted(table.items()):
-        cells = [f"{statistics.mean(r[s] for r in rows):.2f} (worst {min(r[s] for r in rows):.1f})"
-                 for s in (*SELECTORS, "chosen (replayed)")]
+        cells = [f"{statistics.mean(r[s] for r in rows):.2f} (worst {min(r[s] for r in rows):.1f})" for s in columns]
+        gains = [f"{statistics.mean(r[s] - r['mmi'] for r in rows):+.2f} (worst {min(r[s] - r['mmi'] for r in rows):+.1f})"
+                 for s in columns]
         lines.append(f"| {dataset} | {len(rows)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {dataset}, gain over MMI | {len(rows)} | " + " | ".join(gains) + " |")
+    for dataset, rows in sorted(table.items()):
+        for r in rows:
+            lines.append(f"{dataset}: MMI {r['mmi']:.1f}; " + ", ".join(f"{s} {r[s]:.1f}" for s in SELECTORS))
     return "\n".join(lines)
 
 
 if __name__ == "__main__":
-    print(summary(replay([Path(p) for p in sys.argv[1:]])))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="+", type=Path, help="robustness.py folders or workflow results/")
+    parser.add_argument("--split", choices=["dev", "test"], default="dev", help="the split scored (default dev)")
+    args = parser.parse_args()
+    print(summary(replay(args.results, args.split)))
