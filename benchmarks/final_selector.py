@@ -11,8 +11,11 @@ scored on the dev split, and the dev rationale precision (%) of four selectors i
 - ``mean_scores``: the top-k sentences of the candidates' averaged selector distributions (each
   candidate's selector scores soft-maxed over the document's real sentences, then averaged);
 - ``mean_scores_fresh``: the same over the fresh candidates only (the warm start left out);
-- ``mean_scores_last3``: the same over the candidates of the last three iterations (every
-  iteration's non-degenerate candidates and its chosen one).
+- ``mean_scores_last3``: the same over the candidates of the last three iterations (never
+  iteration 0; every iteration's non-degenerate candidates and its chosen one);
+- ``ensemble``: what the workflow reports with ``icda.final_selector: ensemble``: the
+  :class:`icda.model.SelectorEnsemble` of :func:`icda.model_selection.ensemble_window`'s
+  members, run by :func:`icda.train.predict`; it must equal ``mean_scores_last3``.
 
 Candidates recorded as degenerate in ``choice.json`` are left out of the ensembles. Nothing here
 reads a label or ground truth to build a selector; the dev ground truth only scores them. A
@@ -33,6 +36,7 @@ docs/experiments/hotel_readout.md): give it the runs on the half that may be rea
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -45,10 +49,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loop_diagnostics import Split, _lines  # noqa: E402
 
 from icda.loading import Workspace, load_settings, open_workspace  # noqa: E402
-from icda.model_selection import majority_vote  # noqa: E402
-from icda.train import trim  # noqa: E402
+from icda.model_selection import ensemble_window, majority_vote  # noqa: E402
+from icda.records import Choice  # noqa: E402
+from icda.train import predict, trim  # noqa: E402
 
-SELECTORS = ("chosen", "vote", "mean_scores", "mean_scores_fresh", "mean_scores_last3")
+SELECTORS = ("chosen", "vote", "mean_scores", "mean_scores_fresh", "mean_scores_last3", "ensemble")
 
 
 def selector_distribution(ws: Workspace, model: Path, ids: torch.Tensor, batch_size: int = 512) -> torch.Tensor:
@@ -103,9 +108,16 @@ def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_
     chosen = choice["chosen"]["name"]
     positions = {c["name"]: json.loads((_folder(run, c["candidate_dir"]) / "predictions.json").read_text())[split_name]["positions"]
                  for c in choice["candidates"]}
-    window = [_members(run, json.loads((p.parent / "choice.json").read_text()), ws, ids) for p in iterations[-3:]]
+    window = [_members(run, json.loads((p.parent / "choice.json").read_text()), ws, ids)
+              for p in iterations[1:][-3:] or iterations[-1:]]
     if any(w is None for w in window):
         return None
+    reported, curve = Choice.read(iterations[0].parent / "choice.json"), [split.precision(mmi)]
+    for p in iterations[1:]:
+        current = Choice.read(p.parent / "choice.json")
+        reported = dataclasses.replace(current, ensemble=ensemble_window(current, reported))
+        ensemble = predict(ws.load_models([_folder(run, str(m)) for m in reported.reported_models]), ids).positions
+        curve.append(split.precision(ensemble))
     distributions = window[-1]
     last3 = [d for w in window for d in w.values()]
     members = list(distributions)
@@ -116,8 +128,10 @@ def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_
         "mean_scores": split.precision(top_k(sum(distributions[n] for n in members) / len(members), k)),
         "mean_scores_fresh": split.precision(top_k(sum(distributions[n] for n in fresh) / len(fresh), k)),
         "mean_scores_last3": split.precision(top_k(sum(last3) / len(last3), k)),
+        "ensemble": split.precision(ensemble),
         "chosen (replayed)": split.precision(top_k(distributions[chosen], k)),
         "mmi": split.precision(mmi),
+        "curve": curve,
     }
 
 
@@ -149,7 +163,9 @@ def replay(results: list[Path], split_name: str = "dev") -> dict[str, list[dict[
 
 def summary(table: dict[str, list[dict[str, float]]]) -> str:
     """Precision % per selector (mean, worst run), then the gain over each run's MMI (mean,
-    worst run: the criterion of ``benchmarks/lodo.py``), and every run's precisions."""
+    worst run: the criterion of ``benchmarks/lodo.py``), every run's precisions, and its curve:
+    MMI's chosen candidate, then ``ensemble`` at every iteration k >= 1 (what the workflow
+    reports per iteration with ``icda.final_selector: ensemble``)."""
     columns = (*SELECTORS, "chosen (replayed)")
     lines = ["| dataset | runs | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
     for dataset, rows in sorted(table.items()):
@@ -161,6 +177,8 @@ def summary(table: dict[str, list[dict[str, float]]]) -> str:
     for dataset, rows in sorted(table.items()):
         for r in rows:
             lines.append(f"{dataset}: MMI {r['mmi']:.1f}; " + ", ".join(f"{s} {r[s]:.1f}" for s in SELECTORS))
+            lines.append(f"{dataset}: MMI (chosen) then the ensemble of each iteration: "
+                         + " → ".join(f"{v:.1f}" for v in r["curve"]))
     return "\n".join(lines)
 
 

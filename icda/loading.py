@@ -20,7 +20,7 @@ from icda.encoder import SentenceEncoder, load_tokenizer, resolve_device, tokeni
 from icda.errors import DataError, rebuild_fix
 from icda.io import save_torch
 from icda.layout import SPLITS, split_path
-from icda.model import CachedSentences, FinetunedSentences, RationaleNetwork
+from icda.model import CachedSentences, FinetunedSentences, RationaleNetwork, SelectorEnsemble
 from icda.settings import (
     EncoderSettings,
     ModelSettings,
@@ -51,13 +51,31 @@ class Workspace:
                                  self.settings.encoder.max_sentences)
         return model.to(self.device)
 
-    def load_model(self, path: str | Path) -> RationaleNetwork:
+    def load_model(self, path: str | Path) -> RationaleNetwork | SelectorEnsemble:
         """The network saved at ``path`` by :func:`save_model`, built with its own model settings
-        (so a COMP model gets its complement head)."""
+        (so a COMP model gets its complement head); a file :func:`save_ensemble` wrote gives its
+        :class:`~icda.model.SelectorEnsemble`.
+
+        Raises:
+            DataError: the file is missing, corrupt, or its weights do not fit its settings.
+        """
         saved = read_saved_model(path)
-        model = self.network(0, ModelSettings(**saved["model"]))
-        _fit(model, saved, path)
-        return model
+        settings = ModelSettings(**saved["model"])
+        networks = []
+        for state_dict in saved.get("members") or [saved["state_dict"]]:
+            networks.append(self.network(0, settings))
+            _fit(networks[-1], saved | {"state_dict": state_dict}, path)
+        return SelectorEnsemble(networks) if "members" in saved else networks[0]
+
+    def load_models(self, paths: list[Path]) -> RationaleNetwork | SelectorEnsemble:
+        """The selector a choice reports (:attr:`icda.records.Choice.reported_models`): the one
+        network of a single path, else the :class:`~icda.model.SelectorEnsemble` of them.
+
+        Raises:
+            DataError: as :meth:`load_model`; ValueError: members of different model settings.
+        """
+        networks = [self.load_model(path) for path in paths]
+        return networks[0] if len(networks) == 1 else SelectorEnsemble(networks)
 
     def sentence_ids(self, docs: list[Document], where: str) -> SentenceIdSplit:
         return to_sentence_ids(docs, self.sentence_id, self.settings.encoder.max_sentences, where)
@@ -181,6 +199,24 @@ def copy_model(source: str | Path, target: str | Path, encoder: EncoderSettings)
         shutil.copyfile(source, target)
     else:
         torch.save(record_settings(saved, encoder), target)
+
+
+def save_ensemble(sources: list[Path], target: str | Path, encoder: EncoderSettings) -> None:
+    """Write the members ``sources`` (model files of one model setting) to ``target`` as one
+    ensemble file (not atomically: give a temporary path): the first member's dict with
+    ``members``, every member's state dict (:meth:`Workspace.load_model` reads it as a
+    :class:`~icda.model.SelectorEnsemble`), and the settings fingerprint (:func:`record_settings`).
+
+    Raises:
+        DataError: a source is missing or corrupt, or its model settings differ from the first's.
+    """
+    saved = [read_saved_model(path) for path in sources]
+    for path, member in zip(sources, saved):
+        if member["model"] != saved[0]["model"]:
+            raise DataError(path, None, f"its model settings differ from those of {sources[0]}",
+                            "an ensemble's members must be trained with one model setting")
+    torch.save(record_settings({"state_dict": saved[0]["state_dict"], "model": saved[0]["model"],
+                                "members": [member["state_dict"] for member in saved]}, encoder), target)
 
 
 def read_saved_model(path: str | Path) -> dict:

@@ -26,6 +26,10 @@ Pipeline for a batch of ``B`` documents of at most ``N`` sentences:
    (:func:`linear_max`), so every real sentence's score gets the gradient of swapping it in.
    With ``objective="comp"`` a second classifier sees the complement (Yu et al. 2019,
    "complement control").
+
+:class:`SelectorEnsemble` reads several trained networks as one (``icda.final_selector:
+"ensemble"``, departure 28): their selector distributions averaged, their classifiers on the
+ensemble's selection averaged.
 """
 
 from __future__ import annotations
@@ -255,8 +259,10 @@ class RationaleNetwork(nn.Module):
             if settings.objective == "comp" else None
         )
 
-    def forward(self, ids: torch.Tensor) -> RationaleOutput:
-        """ids [B, N] sentence ids (``PAD`` for empty slots; every row has a real sentence)."""
+    def forward(self, ids: torch.Tensor, rationale: torch.Tensor | None = None) -> RationaleOutput:
+        """ids [B, N] sentence ids (``PAD`` for empty slots; every row has a real sentence).
+        ``rationale``: a [B, N] bool selection the classifier reads instead of the selector's own
+        top-k (:class:`SelectorEnsemble`); the scores are the selector's either way."""
         mask = ids >= 0
         h = self.sentences.real(ids, mask)  # [T, H]: the real slots' sentence vectors
         a = self.adapter(h)  # [T, D]
@@ -270,7 +276,8 @@ class RationaleNetwork(nn.Module):
         if self.settings.layers:
             x = transform_real_slots(self.transformer, x, mask)
         scores = self.scorer(x).squeeze(-1)
-        z = straight_through_top_k(scores, mask, self.settings.k)
+        z = (straight_through_top_k(scores, mask, self.settings.k) if rationale is None
+             else (rationale & mask).to(scores.dtype))
         selected = z.detach() > 0.5
         seen = x if self.settings.classifier_input == "contextual" else v
         logits = self.classifier(self._pool(seen, z, selected))
@@ -304,3 +311,52 @@ class RationaleNetwork(nn.Module):
     def head_parameters(self) -> list[nn.Parameter]:
         """Parameters of the complement classifier (trained on L_comp alone)."""
         return [] if self.comp_classifier is None else list(self.comp_classifier.parameters())
+
+    def empty_logits(self) -> torch.Tensor:
+        """[1, C] the classifier's logits with nothing selected (the max-pool of no sentence is
+        the zero vector, as :func:`masked_max` gives a row without a kept slot: its bias)."""
+        width = self.classifier[-1].in_features
+        return self.classifier(self.scorer.weight.new_zeros(1, width))
+
+
+class SelectorEnsemble(nn.Module):
+    """M trained :class:`RationaleNetwork` read as one rationale model (``icda.final_selector:
+    "ensemble"``, departure 28; docs/experiments/hotel_final_selector.md).
+
+    Selector: per document, each member's scores soft-maxed over the real sentences [B, N],
+    averaged over the members; the top-k of that average is the rationale, and ``scores`` is its
+    log (so a softmax of ``scores`` over the real sentences gives the average back). Classifier:
+    each member's classifier on that rationale (``RationaleNetwork.forward(ids, rationale)``),
+    its class probabilities averaged; ``logits`` [B, C] is their log. Evaluation only: it is
+    never trained, and has no complement head.
+
+    Args:
+        members: the networks (one model setting; at least one).
+
+    Raises:
+        ValueError: no member, or members of different model settings.
+    """
+
+    def __init__(self, members: list[RationaleNetwork]):
+        super().__init__()
+        if not members:
+            raise ValueError("an ensemble needs at least one member")
+        if any(m.settings != members[0].settings for m in members):
+            raise ValueError("the ensemble's members were trained with different model settings")
+        self.members = nn.ModuleList(members)
+        self.settings = members[0].settings
+
+    def forward(self, ids: torch.Tensor) -> RationaleOutput:
+        """ids [B, N] → :class:`RationaleOutput` (``comp_logits`` None)."""
+        mask = ids >= 0
+        distributions = [torch.softmax(m(ids).scores.float().masked_fill(~mask, float("-inf")), dim=-1)
+                         for m in self.members]
+        mean = torch.stack(distributions).mean(dim=0)  # [B, N], zero at empty slots
+        scores = mean.clamp_min(torch.finfo(mean.dtype).tiny).log()
+        selected = straight_through_top_k(scores, mask, self.settings.k).detach() > 0.5
+        probabilities = torch.stack([torch.softmax(m(ids, selected).logits.float(), dim=-1) for m in self.members])
+        return RationaleOutput(probabilities.mean(dim=0).log(), selected.float(), scores)
+
+    def empty_logits(self) -> torch.Tensor:
+        """[1, C]: the log of the members' class probabilities with nothing selected, averaged."""
+        return torch.stack([torch.softmax(m.empty_logits().float(), dim=-1) for m in self.members]).mean(dim=0).log()

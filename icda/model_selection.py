@@ -363,3 +363,29 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     return Decision(iteration=k, stop=stop, converged=converged, reason=reason,
                     signals=[dataclasses.asdict(s) for s in signals],
                     final_iteration=None if final is None else final[0], final_reason=None if final is None else final[1])
+
+
+#: how many iterations' candidates the reported ensemble reads (``icda.final_selector: ensemble``)
+ENSEMBLE_ITERATIONS = 3
+
+
+def ensemble_window(choice: Choice, previous: Choice | None) -> list[list[str]] | None:
+    """The reported ensemble of iteration k = ``choice.iteration`` (``icda.final_selector:
+    "ensemble"``, departure 28): the candidate folders of iterations max(1, k − 2) … k, oldest
+    first, each iteration's non-degenerate candidates and its chosen one (a degenerate chosen
+    candidate stays: it is what the iteration reports). None at k = 0 (MMI keeps its chosen
+    candidate: it is fitted to the original data, the augmented iterations are not).
+
+    Args:
+        previous: the choice of iteration k − 1 (its ``ensemble`` carries the window so far).
+
+    Raises:
+        ValueError: k >= 1 without ``previous``.
+    """
+    k = choice.iteration
+    if k == 0:
+        return None
+    if previous is None:
+        raise ValueError(f"iteration {k}: the ensemble window needs the choice of iteration {k - 1}")
+    own = [c.candidate_dir for c in choice.candidates if not c.degenerate or c.name == choice.chosen.name]
+    return [*(previous.ensemble or [])[-(ENSEMBLE_ITERATIONS - 1):], own]

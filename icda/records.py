@@ -401,6 +401,10 @@ class Choice(Record):
     delta_a_gate: bool = True  #: whether the paper's ΔA penalty scored the candidates
     candidate_choice: str = "loss"  #: "loss" (lowest score) or "agreement" (icda.model_selection.choose)
     agreement: float | None = None  #: the fresh candidates' mean pairwise agreement on dev rationales
+    #: with ``icda.final_selector: ensemble`` (k >= 1): the candidate folders of the selector this
+    #: iteration reports, per iteration of its window max(1, k − 2) … k, oldest first; None: the
+    #: chosen candidate alone (:func:`icda.model_selection.ensemble_window`)
+    ensemble: list[list[str]] | None = None
 
     @classmethod
     def _load_field(cls, name: str, value: Any) -> Any:
@@ -436,6 +440,14 @@ class Choice(Record):
             DataError: it is missing or malformed.
         """
         return Predictions.read(self.predictions_path, n_sentences)
+
+    @property
+    def reported_models(self) -> list[Path]:
+        """The ``model.pt`` of the selector this iteration reports: the ensemble's members
+        (:attr:`ensemble`), or the chosen candidate's alone."""
+        if not self.ensemble:
+            return [self.model_path]
+        return [model_path(folder) for group in self.ensemble for folder in group]
 
     def fresh_predictions(self, n_sentences: dict[str, Sequence[int]] | None = None) -> list[Predictions]:
         """The ``predictions.json`` of every fresh (not warm-started) candidate, in order.

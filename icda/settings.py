@@ -230,6 +230,8 @@ STOP_RULES = ("paper", "rationales")
 #: ``icda.final_choice``: which iteration is ICDA (:func:`icda.model_selection.final_iteration`)
 FINAL_CHOICES = ("last", "original_dev_loss", "original_dev_accuracy", "delta_a", "agreement")
 CANDIDATE_CHOICES = ("loss", "agreement")
+#: ``icda.final_selector``: the selector an iteration k >= 1 reports (:func:`icda.records.ensemble_window`)
+FINAL_SELECTORS = ("chosen", "ensemble")
 POOL_SOURCES = ("chosen", "vote")
 #: ``icda.patience_on``: the signal ``icda.stop_patience`` watches (lower is better)
 PATIENCE_SIGNALS = ("original_dev_loss", "delta_a")
@@ -263,6 +265,10 @@ class IcdaSettings:
     majority vote, :func:`icda.steps.pools.make_pools`). ``warm_start``: from iteration 1, also
     train a candidate initialised with the previous iteration's chosen selector (the paper); off
     (the default, departure 26), every candidate is fresh (``stop_rule`` ``"paper"`` needs it).
+    ``final_selector``: the selector an iteration k >= 1 reports (its evaluation, ERASER export
+    and exported model): ``"chosen"`` (the paper) or ``"ensemble"``, the non-degenerate candidates
+    of iterations max(1, k − 2) … k read as one (:class:`icda.model.SelectorEnsemble`; departure
+    28); the loop itself (pools, ΔA, the stop rule) follows the chosen candidate either way.
     Departures: docs/departures.md.
     """
 
@@ -283,6 +289,7 @@ class IcdaSettings:
     candidate_choice: str = "agreement"
     pool_source: str = "vote"
     warm_start: bool = False
+    final_selector: str = "chosen"
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:
         """``counterfactual_classes`` for C = ``n_classes`` classes, every class given (None when
@@ -308,7 +315,7 @@ class IcdaSettings:
     def validate(self, where: str = "icda") -> None:
         for name, allowed in (("stop_rule", STOP_RULES), ("final_choice", FINAL_CHOICES),
                               ("patience_on", PATIENCE_SIGNALS), ("candidate_choice", CANDIDATE_CHOICES),
-                              ("pool_source", POOL_SOURCES)):
+                              ("pool_source", POOL_SOURCES), ("final_selector", FINAL_SELECTORS)):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if not 0 <= self.stop_delta_a <= 1:

@@ -240,8 +240,7 @@ def predict_eraser(network: Any, ids: Any, docs: Sequence[Document], tokens: dic
         return torch.cat(probs), scores, positions
 
     with torch.no_grad():
-        width = network.classifier[-1].in_features
-        nothing = torch.softmax(network.classifier(torch.zeros(1, width, device=device)).double().cpu(), dim=-1)[0]
+        nothing = torch.softmax(network.empty_logits().double().cpu(), dim=-1)[0]
 
     probs, scores, positions = forward(ids)
     variants: list[list[int]] = []  # kept positions of every reduced document, 2 + 2·B per document
@@ -310,8 +309,9 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
 
     Args:
         model: a model folder (model.pt and model.json: a candidate folder or
-            results/<dataset>/icda_model); or ``choice``: a choice.json whose chosen candidate is
-            exported. ``settings_path``: a settings.json, only for a folder without model.json.
+            results/<dataset>/icda_model); or ``choice``: a choice.json whose reported selector
+            is exported (its chosen candidate, or the ensemble of ``icda.final_selector:
+            ensemble``; the chosen candidate's model card gives the settings). ``settings_path``: a settings.json, only for a folder without model.json.
         embeddings: the dataset's embedding cache (frozen mode; ``python -m icda embed``).
         predictions: where the predictions JSONL goes (required with a model).
         device: ``"auto"``, ``"cpu"``, ``"cuda"``, … (the model card's own device is ignored).
@@ -339,11 +339,12 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
     from icda.metrics import rationale_metrics
     from icda.steps.predict import read_model_card
 
-    folder = Path(model) if model is not None else Choice.read(choice).candidate_path
+    chosen = None if choice is None else Choice.read(choice)
+    folder = Path(model) if chosen is None else chosen.candidate_path
     settings, _ = read_model_card(folder, settings_path)
     settings = dataclasses.replace(settings, device=device)
     ws = open_workspace(settings, data_dir, embeddings)
-    network = ws.load_model(model_path(folder))
+    network = ws.load_models([model_path(folder)] if chosen is None else chosen.reported_models)
     split_ids = ws.sentence_ids(out.documents, str(split_path(data_dir, split)))
     lines, positions = predict_eraser(network, split_ids.ids, out.documents, out.tokens, ws.device, thresholds)
     out.predictions = Path(predictions)

@@ -76,7 +76,9 @@ def evaluate_model(
     and predicted class (split order).
 
     Args:
-        model: a model.pt; or ``choice``: a choice.json whose chosen model is evaluated.
+        model: a model.pt; or ``choice``: a choice.json whose reported selector is evaluated
+            (its chosen candidate, or with ``icda.final_selector: ensemble`` the ensemble of
+            :attr:`icda.records.Choice.reported_models`; the evaluation names the chosen candidate).
         split: ``"train"``, ``"dev"`` or ``"test"``.
         labels: what the evaluation is (keys of :data:`icda.records.EVAL_LABELS`: dataset, run,
             iteration (None: COMP), point, seed).
@@ -90,9 +92,10 @@ def evaluate_model(
 
     if (model is None) == (choice is None):
         raise ValueError("evaluate needs exactly one of model and choice")
-    model_path = Path(model) if model is not None else Choice.read(choice).model_path
+    chosen = None if choice is None else Choice.read(choice)
+    model_path = Path(model) if chosen is None else chosen.model_path
     ws = open_workspace(settings, data_dir, embeddings)
-    network = ws.load_model(model_path)
+    network = ws.load_models([model_path] if chosen is None else chosen.reported_models)
     split_ids = ws.split(split)
     pred = predict(network, split_ids.ids, device=ws.device)
     return _evaluation(split_ids.documents, pred.positions, pred.predicted.tolist(), split_ids.n_sentences.tolist(),

@@ -326,8 +326,10 @@ def predict_file(folder: str | Path, input_path: str | Path, fmt: str = "auto",
 
 
 def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | Path) -> Path:
-    """Copy the chosen candidate of ``choice`` (a ``choice.json``) to ``out_dir``: its model.pt
-    (one saved before settings fingerprints gets them, :func:`icda.loading.copy_model`), and its
+    """Copy the selector ``choice`` (a ``choice.json``) reports to ``out_dir``: the chosen
+    candidate's model.pt (one saved before settings fingerprints gets them,
+    :func:`icda.loading.copy_model`), or with an ensemble (``icda.final_selector: ensemble``) one
+    file holding every member (:func:`icda.loading.save_ensemble`); and the chosen candidate's
     model.json, or one written from ``settings_path`` (the dataset's settings.json) for a
     candidate trained before model cards were written. The card's ``source`` names the candidate.
 
@@ -338,14 +340,18 @@ def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | P
         DataError: the choice, the candidate's files or the settings are missing or malformed,
             or the candidate's card disagrees with ``settings_path`` or with its weights.
     """
-    from icda.loading import copy_model  # torch: not for the light commands
+    from icda.loading import copy_model, save_ensemble  # torch: not for the light commands
 
-    candidate = Choice.read(choice).candidate_path
+    chosen = Choice.read(choice)
+    candidate = chosen.candidate_path
     settings, fingerprint = read_model_card(candidate, settings_path)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(model_path(out_dir)) as tmp:
-        copy_model(model_path(candidate), tmp, settings.encoder)
+        if chosen.ensemble:
+            save_ensemble(chosen.reported_models, tmp, settings.encoder)
+        else:
+            copy_model(model_path(candidate), tmp, settings.encoder)
     write_model_card(out_dir, settings, str(candidate), fingerprint)  # last: its presence means complete
     log.info("exported %s -> %s", candidate, out_dir)
     return candidate

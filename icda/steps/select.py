@@ -14,15 +14,16 @@ original dev set (departure; docs/departures.md).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 from typing import Sequence
 
 from icda.data.document import read_split
 from icda.errors import ConfigError
 from icda.layout import history_path, predictions_path
-from icda.model_selection import TrainedCandidate, select_candidate
+from icda.model_selection import TrainedCandidate, ensemble_window, select_candidate
 from icda.records import Choice, History, Predictions
-from icda.settings import CANDIDATE_CHOICES, CANDIDATE_LOSSES, IcdaSettings
+from icda.settings import CANDIDATE_CHOICES, CANDIDATE_LOSSES, FINAL_SELECTORS, IcdaSettings
 from icda.steps import command_doc
 
 
@@ -49,9 +50,12 @@ def select_iteration(
     candidate_loss: str = "augmented_dev",
     delta_a_gate: bool = True,
     candidate_choice: str = "loss",
+    final_selector: str = "chosen",
 ) -> Choice:
     """:func:`~icda.model_selection.select_candidate` on files: the labels come from the prepared ``train.jsonl`` and
-    ``dev.jsonl`` in ``data_dir``, the previous choice from its ``choice.json``.
+    ``dev.jsonl`` in ``data_dir``, the previous choice from its ``choice.json``. With
+    ``final_selector`` ``"ensemble"`` the choice also records the ensemble this iteration
+    reports (:func:`~icda.model_selection.ensemble_window`).
 
     Raises:
         ConfigError: ``iteration >= 1`` without ``previous``.
@@ -60,10 +64,14 @@ def select_iteration(
     if iteration >= 1 and previous is None:
         raise ConfigError("select: iterations >= 1 need --previous (the previous iteration's choice.json)")
     documents = {split: read_split(data_dir, split) for split in ("train", "dev")}
-    return select_folders(iteration, candidates, [d.label for d in documents["train"]], warm_start,
-                          None if previous is None else Choice.read(previous), [d.label for d in documents["dev"]],
-                          candidate_loss, {split: [len(d.sentences) for d in docs] for split, docs in documents.items()},
-                          delta_a_gate, candidate_choice)
+    previous_choice = None if previous is None else Choice.read(previous)
+    choice = select_folders(iteration, candidates, [d.label for d in documents["train"]], warm_start, previous_choice,
+                            [d.label for d in documents["dev"]], candidate_loss,
+                            {split: [len(d.sentences) for d in docs] for split, docs in documents.items()},
+                            delta_a_gate, candidate_choice)
+    if final_selector == "ensemble":
+        choice = dataclasses.replace(choice, ensemble=ensemble_window(choice, previous_choice))
+    return choice
 
 
 def select_folders(
@@ -114,13 +122,17 @@ def register(sub) -> None:
                         "other fresh candidates (agreement; icda.candidate_choice)")
     p.add_argument("--delta-a-gate", choices=("on", "off"), default="on" if defaults.delta_a_gate else "off",
                    help="the paper's x1e10 on a candidate whose ΔA did not decrease (icda.delta_a_gate)")
+    p.add_argument("--final-selector", choices=FINAL_SELECTORS, default=defaults.final_selector,
+                   help="the selector the iteration reports: the chosen candidate (the paper) or the ensemble of "
+                        "the last three iterations' candidates (icda.final_selector)")
     p.add_argument("--out", type=Path, required=True, help="choice.json")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> None:
     choice = select_iteration(args.iteration, args.candidates, args.data_dir, args.warm_start, args.previous,
-                              args.candidate_loss, args.delta_a_gate == "on", args.candidate_choice)
+                              args.candidate_loss, args.delta_a_gate == "on", args.candidate_choice,
+                              args.final_selector)
     choice.write(args.out)
     chosen = choice.chosen
     print(f"iteration {choice.iteration}: chose {chosen.name} (dev loss {chosen.dev_loss:.4f}, "

@@ -270,11 +270,11 @@ def get_select_args(wc, input):
 
 
 def get_selection_options(wc):
-    """How the select command chooses (icda.candidate_loss, candidate_choice, delta_a_gate of the
-    dataset's settings), as a param: a changed setting reruns the job."""
+    """How the select command chooses (icda.candidate_loss, candidate_choice, delta_a_gate,
+    final_selector of the dataset's settings), as a param: a changed setting reruns the job."""
     icda = run_settings.dataset_settings(config, wc.dataset)["icda"]
     return (f"--candidate-loss {icda['candidate_loss']} --candidate-choice {icda['candidate_choice']}"
-            f" --delta-a-gate {'on' if icda['delta_a_gate'] else 'off'}")
+            f" --delta-a-gate {'on' if icda['delta_a_gate'] else 'off'} --final-selector {icda['final_selector']}")
 
 
 # --- the theory figures (theory.smk) ---
