@@ -12,6 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from icda.loading import load_settings, open_workspace
+from icda.model import SelectorEnsemble
+from icda.records import Choice, RunSummary
+from icda.steps.evaluate import evaluate_model
 from test_workflow import DATA, REPO, snakemake
 
 
@@ -34,6 +38,7 @@ def test_hotel_test_set_without_labels_runs_through_every_rule_to_its_tables(tmp
     extra = tmp_path / "extra.yaml"
     extra.write_text(yaml.safe_dump({"data_dir": str(data), "run_datasets": ["location"]}))
     targets = ["results/tables/summary.md", "results/location/eraser/icda_scores.json",
+               "results/location/icda_model/model.json",
                "results/location/rationales.html", "results/location/icda_dataset.jsonl"]
     snakemake("--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--configfile",
               str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workflow.yaml"),
@@ -62,3 +67,23 @@ def test_hotel_test_set_without_labels_runs_through_every_rule_to_its_tables(tmp
         assert len(re.findall(r"-?\d+\.\d+ ± –", row)) == 12, row
     assert "Location: no gold labels in the test set: ERASER's classification accuracy is n/a (no gold labels)" in eraser
     assert "Location" in (results / "tables/summary.md").read_text()
+
+    # the hotel aspects report the ensemble of the last three augmented iterations' candidates
+    # (departure 28): the ICDA iteration's choice names them, and the exported icda_model, which
+    # the ERASER export above read, is that ensemble: it scores the test split as eval.json does
+    k = RunSummary.read(results / "location/run1/summary.json").icda_iteration
+    assert k >= 1
+    choice = Choice.read(results / f"location/run1/iter{k}/choice.json")
+    assert [len(group) for group in choice.ensemble][-1] >= 1 and len(choice.ensemble) == min(k, 3)
+    assert all(f"/iter{i}/" in folder for i, group in zip(range(max(1, k - 2), k + 1), choice.ensemble)
+               for folder in group)
+    assert json.loads((results / "location/icda_model/model.json").read_text())["source"].endswith(
+        str(choice.candidate_path))
+    settings = load_settings(results / "location/settings.json")
+    exported = evaluate_model(settings, results / "location/data", results / "location/embeddings.pt",
+                              model=results / "location/icda_model/model.pt")
+    recorded = json.loads((results / f"location/run1/iter{k}/eval.json").read_text())
+    assert exported.documents["positions"] == recorded["documents"]["positions"]
+    assert exported.precision == recorded["precision"]
+    ws = open_workspace(settings, results / "location/data", results / "location/embeddings.pt")
+    assert isinstance(ws.load_model(results / "location/icda_model/model.pt"), SelectorEnsemble)

@@ -4,8 +4,9 @@ The metrics JSON (:class:`icda.records.Evaluation`) also holds, under ``document
 document's id, rationale positions and predicted class (split order), so the positions behind
 the numbers can be inspected.
 
-The evaluate step (:func:`evaluate`): a model (``--model``), the chosen candidate of a choice.json
-(``--choice``: its predictions.json where training recorded the split, else its model.pt) or the
+The evaluate step (:func:`evaluate`): a model (``--model``), the reported selector of a choice.json
+(``--choice``: the chosen candidate's predictions.json where training recorded the split, else
+its model.pt; an ensemble's members' model.pt, ``icda.final_selector: ensemble``) or the
 predictions.json training wrote (``--predictions``: no model is loaded, torch is not imported) and
 a prepared split in; eval.json out (rationale precision, recall, F1 and accuracy, paper
 "Experiments", with each document's rationale positions). ``--dataset``, ``--run``,
@@ -40,7 +41,7 @@ def evaluate(
 ) -> Evaluation:
     """The evaluate step on files: the evaluation of exactly one of ``model`` (a model.pt),
     ``choice`` (a choice.json: its chosen candidate's predictions.json where it holds ``split``,
-    else its model.pt) and ``predictions`` (a predictions.json) on ``split`` of the prepared
+    else its model.pt; with an ensemble, its members' model.pt) and ``predictions`` (a predictions.json) on ``split`` of the prepared
     dataset ``data_dir``, with the dataset's ``settings`` (a settings.json). From predictions,
     :func:`evaluate_predictions` (torch is not imported); from a model,
     :func:`evaluate_model` (``embeddings``: the cache of frozen mode; ``threads``: torch CPU threads).
@@ -52,7 +53,8 @@ def evaluate(
     """
     if sum(x is not None for x in (model, choice, predictions)) != 1:
         raise ValueError("evaluate needs exactly one of model, choice and predictions")
-    if choice is not None:  # the chosen candidate's predictions, where training recorded this split
+    if choice is not None and not Choice.read(choice).ensemble:
+        # the chosen candidate's predictions, where training recorded this split (an ensemble has none)
         chosen = Choice.read(choice).predictions_path
         predictions = chosen if holds_split(chosen, split) else None
     if predictions is not None:  # torch is not imported
@@ -163,7 +165,8 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", type=Path, help="a model.pt")
     src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select` (its chosen candidate's "
-                     "predictions.json where it holds the split, else its model.pt)")
+                     "predictions.json where it holds the split, else its model.pt; an ensemble's members, "
+                     "icda.final_selector: ensemble)")
     src.add_argument("--predictions", type=Path,
                      help="a predictions.json of `python -m icda train` (no model is loaded)")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
