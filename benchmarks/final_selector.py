@@ -28,7 +28,8 @@ higher mean).
 
     PYTHONPATH=. .venv/bin/python benchmarks/final_selector.py [--split test] RESULTS_DIR [RESULTS_DIR ...]
 
-``--split test`` scores on the test split instead, for a dataset whose only annotated documents
+``--runs-csv DIR`` also writes the ensemble's runs as ``benchmarks/robustness.py`` writes its
+own (``DIR/runs.csv``, for scripts/results_page.py). ``--split test`` scores on the test split instead, for a dataset whose only annotated documents
 are a test file that a protocol splits into a half to choose on and a half held out (location,
 docs/experiments/hotel_readout.md): give it the runs on the half that may be read.
 """
@@ -46,6 +47,7 @@ import icda  # noqa: F401  (first: the kernel path's variables before torch load
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import robustness  # noqa: E402
 from loop_diagnostics import Split, _lines  # noqa: E402
 
 from icda.loading import Workspace, load_settings, open_workspace  # noqa: E402
@@ -132,6 +134,9 @@ def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_
         "chosen (replayed)": split.precision(top_k(distributions[chosen], k)),
         "mmi": split.precision(mmi),
         "curve": curve,
+        "path": run.parents[2].name,
+        "seeds": [c.seed for c in Choice.read(iterations[0].parent / "choice.json").candidates],
+        "icda_iteration": len(iterations) - 1,
     }
 
 
@@ -186,5 +191,14 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path, help="robustness.py folders or workflow results/")
     parser.add_argument("--split", choices=["dev", "test"], default="dev", help="the split scored (default dev)")
+    parser.add_argument("--runs-csv", type=Path, metavar="DIR",
+                        help="also write DIR/runs.csv in benchmarks/robustness.py's format, every run as the "
+                             "ensemble reports it (MMI: its chosen candidate; CDA, ICDA, curve: the ensemble)")
     args = parser.parse_args()
-    print(summary(replay(args.results, args.split)))
+    table = replay(args.results, args.split)
+    print(summary(table))
+    if args.runs_csv:
+        args.runs_csv.mkdir(parents=True, exist_ok=True)
+        robustness.write_csv([r | {"dataset": dataset, "MMI": r["curve"][0], "CDA": r["curve"][1], "ICDA": r["curve"][-1],
+                                   "why": "the last iteration, reported by the ensemble of its last three iterations"}
+                              for dataset, rows in sorted(table.items()) for r in rows], args.runs_csv)
