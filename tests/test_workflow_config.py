@@ -399,3 +399,18 @@ def test_finetuning_at_the_adapter_rate_is_refused_with_the_fix():
     paper = yaml.safe_load((REPO / "config/paper.yaml").read_text())
     merged = run_settings.dataset_settings(yaml.safe_load((REPO / "config/config.yaml").read_text()) | paper, "x")
     assert Settings.from_dict(merged).model.finetune
+
+
+def test_the_paper_config_keeps_the_papers_read_out_and_selector_on_every_dataset():
+    """config/paper.yaml over config/config.yaml, merged as Snakemake merges them (key by key): no
+    dataset, the hotel aspects included, keeps the CPU default's hotel overrides (#27, #28)."""
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    update_config(config, yaml.safe_load((REPO / "config/paper.yaml").read_text()))
+    for name in config["datasets"]:
+        merged = run_settings.dataset_settings(config, name)
+        assert (merged["encoder"].get("layers", 1), merged["model"].get("selector_input", "sentence"),
+                merged["icda"].get("final_selector", "chosen")) == (1, "sentence", "chosen"), name
+    default = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    assert run_settings.dataset_settings(default, "location")["icda"]["final_selector"] == "ensemble"
