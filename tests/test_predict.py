@@ -172,6 +172,37 @@ def test_finalize_exports_the_selector_of_the_run_it_keeps(trained, tmp_path):
                                       "the room was quiet."][exported[0].positions[0]]]
 
 
+def test_finalize_exports_an_ensemble_that_predict_reads_as_the_evaluated_selector(trained, tmp_path):
+    """With ``icda.final_selector: ensemble`` the choice names its members; finalize exports them
+    as one model file, and predict gives on the test documents the rationales and class
+    probabilities that evaluate recorded for the choice (departure 28)."""
+    import dataclasses
+
+    from icda.loading import load_settings
+    from icda.steps.evaluate import evaluate_model
+    from icda.steps.select import select_iteration
+
+    members = [str(trained / "candidates" / name) for name in ("seed1", "seed2")]
+    choice = select_iteration(0, members, trained / "data")
+    choice = dataclasses.replace(choice, iteration=1, ensemble=[members])
+    choice.write(tmp_path / "choice.json")
+    (tmp_path / "aug.jsonl").write_text("run 1\n")
+    out = tmp_path / "icda_model"
+    assert main(["finalize", "--augmented", str(tmp_path / "aug.jsonl"), "--choices", str(tmp_path / "choice.json"),
+                 "--data-dir", str(trained / "data"), "--out", str(tmp_path / "icda_dataset.jsonl"),
+                 "--model-out", str(out), "--settings", str(trained / "settings.json")]) == 0
+    evaluated = evaluate_model(load_settings(trained / "settings.json"), trained / "data", trained / "embeddings.pt",
+                               choice=tmp_path / "choice.json")
+    alone = [Predictions.read(Path(m) / "predictions.json").test.positions for m in members]
+    test = trained / "data/test.jsonl"
+    assert main(["predict", "--model", str(out), "--input", str(test), "--out", str(tmp_path / "out.jsonl")]) == 0
+    rows = _rows(tmp_path / "out.jsonl")
+    assert [r["positions"] for r in rows] == evaluated.documents["positions"]
+    assert [r["label"] for r in rows] == evaluated.documents["predicted"]
+    assert alone[0] != alone[1]  # the members disagree somewhere: the ensemble is not one of them alone
+    assert ModelCard.read(out / MODEL_CARD_FILE).source == str(choice.candidate_path)
+
+
 def test_finetune_mode_predicts_with_the_fine_tuned_encoder(tmp_path, tiny_encoder_settings):
     """Finetune mode: the encoder weights come from model.pt, so predict reproduces the test
     predictions training recorded."""
