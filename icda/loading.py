@@ -5,6 +5,7 @@ the network built on those vectors), and the model files (model.pt: :func:`save_
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import shutil
 from dataclasses import dataclass
@@ -42,28 +43,34 @@ class Workspace:
     device: str
     pretrained_encoder_state: dict | None = None  #: finetune mode: the encoder's initial weights
 
-    def network(self, seed: int, model_settings: ModelSettings | None = None) -> RationaleNetwork:
-        """A freshly initialised network (weights drawn from ``seed``), on the device."""
+    def network(self, seed: int, model_settings: ModelSettings | None = None,
+                own_encoder: bool = False) -> RationaleNetwork:
+        """A freshly initialised network (weights drawn from ``seed``), on the device. In finetune
+        mode it shares the workspace's token encoder, unless ``own_encoder`` gives it a copy (an
+        ensemble's members each carry their own fine-tuned encoder)."""
         torch.manual_seed(seed)
+        sentences = self.sentences
         if self.settings.model.finetune:  # the token encoder starts from its pretrained weights
             self.sentences.encoder.load_state_dict(self.pretrained_encoder_state)
-        model = RationaleNetwork(self.sentences, model_settings or self.settings.model,
+            sentences = copy.deepcopy(self.sentences) if own_encoder else self.sentences
+        model = RationaleNetwork(sentences, model_settings or self.settings.model,
                                  self.settings.encoder.max_sentences)
         return model.to(self.device)
 
-    def load_model(self, path: str | Path) -> RationaleNetwork | SelectorEnsemble:
+    def load_model(self, path: str | Path, own_encoder: bool = False) -> RationaleNetwork | SelectorEnsemble:
         """The network saved at ``path`` by :func:`save_model`, built with its own model settings
         (so a COMP model gets its complement head); a file :func:`save_ensemble` wrote gives its
-        :class:`~icda.model.SelectorEnsemble`.
+        :class:`~icda.model.SelectorEnsemble` (``own_encoder``: see :meth:`network`).
 
         Raises:
             DataError: the file is missing, corrupt, or its weights do not fit its settings.
         """
         saved = read_saved_model(path)
         settings = ModelSettings(**saved["model"])
+        states = saved.get("members") or [saved["state_dict"]]
         networks = []
-        for state_dict in saved.get("members") or [saved["state_dict"]]:
-            networks.append(self.network(0, settings))
+        for state_dict in states:
+            networks.append(self.network(0, settings, own_encoder or len(states) > 1))
             _fit(networks[-1], saved | {"state_dict": state_dict}, path)
         return SelectorEnsemble(networks) if "members" in saved else networks[0]
 
@@ -74,7 +81,7 @@ class Workspace:
         Raises:
             DataError: as :meth:`load_model`; ValueError: members of different model settings.
         """
-        networks = [self.load_model(path) for path in paths]
+        networks = [self.load_model(path, len(paths) > 1) for path in paths]
         return networks[0] if len(networks) == 1 else SelectorEnsemble(networks)
 
     def sentence_ids(self, docs: list[Document], where: str) -> SentenceIdSplit:

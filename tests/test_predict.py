@@ -224,6 +224,29 @@ def test_finetune_mode_predicts_with_the_fine_tuned_encoder(tmp_path, tiny_encod
     assert [r.positions for r in rows] == recorded.positions
     assert [r.probabilities[1] for r in rows] == pytest.approx(recorded.prob_positive, abs=1e-5)
 
+    # an ensemble of two fine-tuned candidates: each member keeps its own fine-tuned encoder
+    import torch
+
+    from icda.data.document import read_split
+    from icda.loading import finetune_workspace, save_ensemble
+    from icda.model import SelectorEnsemble
+
+    train_candidate(settings, tmp_path, None, 4, tmp_path / "cand4")
+    ws = finetune_workspace(settings, tmp_path, {"test": read_split(tmp_path, "test")}, "cpu")
+    paths = [tmp_path / "cand/model.pt", tmp_path / "cand4/model.pt"]
+    ensemble = ws.load_models(paths)
+    encoders = [m.sentences.encoder.state_dict() for m in ensemble.members]
+    assert any(not torch.equal(encoders[0][k], encoders[1][k]) for k in encoders[0])
+    for member, path in zip(ensemble.members, paths):
+        alone = ws.load_model(path)
+        assert all(torch.equal(v, alone.state_dict()[k]) for k, v in member.state_dict().items())
+    save_ensemble(paths, tmp_path / "ensemble.pt", settings.encoder)
+    loaded = ws.load_model(tmp_path / "ensemble.pt")
+    assert isinstance(loaded, SelectorEnsemble)
+    ids = ws.split("test").ids
+    with torch.no_grad():
+        assert torch.equal(loaded.eval()(ids).rationale_mask, ensemble.eval()(ids).rationale_mask)
+
 
 # ----------------------------------------------------------------------------- where predictions go
 
