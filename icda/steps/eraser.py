@@ -311,7 +311,8 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
         model: a model folder (model.pt and model.json: a candidate folder or
             results/<dataset>/icda_model); or ``choice``: a choice.json whose reported selector
             is exported (its chosen candidate, or the ensemble of ``icda.final_selector:
-            ensemble``; the chosen candidate's model card gives the settings). ``settings_path``: a settings.json, only for a folder without model.json.
+            ensemble``; the chosen candidate's model card gives the settings).
+            ``settings_path``: a settings.json, only for a folder without model.json.
         embeddings: the dataset's embedding cache (frozen mode; ``python -m icda embed``).
         predictions: where the predictions JSONL goes (required with a model).
         device: ``"auto"``, ``"cpu"``, ``"cuda"``, … (the model card's own device is ignored).

@@ -273,8 +273,10 @@ def get_selection_options(wc):
     """How the select command chooses (icda.candidate_loss, candidate_choice, delta_a_gate,
     final_selector of the dataset's settings), as a param: a changed setting reruns the job."""
     icda = run_settings.dataset_settings(config, wc.dataset)["icda"]
-    return (f"--candidate-loss {icda['candidate_loss']} --candidate-choice {icda['candidate_choice']}"
-            f" --delta-a-gate {'on' if icda['delta_a_gate'] else 'off'} --final-selector {icda['final_selector']}")
+    options = (f"--candidate-loss {icda['candidate_loss']} --candidate-choice {icda['candidate_choice']}"
+               f" --delta-a-gate {'on' if icda['delta_a_gate'] else 'off'}")
+    # only where it is not the default: results made before the setting existed are not rerun
+    return options + (f" --final-selector {icda['final_selector']}" if icda["final_selector"] != "chosen" else "")
 
 
 # --- the theory figures (theory.smk) ---
