@@ -228,7 +228,8 @@ def save_ensemble(sources: list[Path], target: str | Path, encoder: EncoderSetti
 
 def read_saved_model(path: str | Path) -> dict:
     """The dict saved by :func:`save_model`: ``state_dict`` and ``model`` (the model settings),
-    and in files saved since settings fingerprints ``encoder`` and ``settings_fingerprint``
+    ``members`` in an ensemble file (:func:`save_ensemble`), and in files saved since settings
+    fingerprints ``encoder`` and ``settings_fingerprint``
     (:func:`record_settings`).
 
     Raises:
@@ -241,6 +242,10 @@ def read_saved_model(path: str | Path) -> dict:
         saved = torch.load(path, map_location="cpu", weights_only=True)
         if not isinstance(saved, dict) or not {"state_dict", "model"} <= saved.keys():
             raise ValueError("no state_dict and model settings")
+        members = saved.get("members")
+        if members is not None and (not isinstance(members, list) or not members
+                                    or not all(isinstance(m, dict) for m in members)):
+            raise ValueError("'members' is not a list of state dicts (an ensemble file)")
     except Exception as exc:  # unpickling errors of a truncated or foreign file
         raise DataError(path, None, f"corrupt model file ({str(exc).splitlines()[0]})",
                         rebuild_fix(path, "train")) from exc

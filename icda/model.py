@@ -263,6 +263,11 @@ class RationaleNetwork(nn.Module):
         """ids [B, N] sentence ids (``PAD`` for empty slots; every row has a real sentence).
         ``rationale``: a [B, N] bool selection the classifier reads instead of the selector's own
         top-k (:class:`SelectorEnsemble`); the scores are the selector's either way."""
+        return self.classify(*self.score(ids), rationale)
+
+    def score(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The selector's pass over ids [B, N]: the real-slot mask [B, N], what the classifier
+        pools (``seen`` [B, N, D]) and the selector scores [B, N] (:meth:`classify` takes them)."""
         mask = ids >= 0
         h = self.sentences.real(ids, mask)  # [T, H]: the real slots' sentence vectors
         a = self.adapter(h)  # [T, D]
@@ -276,10 +281,16 @@ class RationaleNetwork(nn.Module):
         if self.settings.layers:
             x = transform_real_slots(self.transformer, x, mask)
         scores = self.scorer(x).squeeze(-1)
+        seen = x if self.settings.classifier_input == "contextual" else v
+        return mask, seen, scores
+
+    def classify(self, mask: torch.Tensor, seen: torch.Tensor, scores: torch.Tensor,
+                 rationale: torch.Tensor | None = None) -> RationaleOutput:
+        """Hard top-k of ``scores`` with the straight-through estimator (or the given
+        ``rationale``), then the classifier (and the complement head) on what it selects."""
         z = (straight_through_top_k(scores, mask, self.settings.k) if rationale is None
              else (rationale & mask).to(scores.dtype))
         selected = z.detach() > 0.5
-        seen = x if self.settings.classifier_input == "contextual" else v
         logits = self.classifier(self._pool(seen, z, selected))
         comp_logits = None
         if self.comp_classifier is not None:
@@ -326,7 +337,8 @@ class SelectorEnsemble(nn.Module):
     Selector: per document, each member's scores soft-maxed over the real sentences [B, N],
     averaged over the members; the top-k of that average is the rationale, and ``scores`` is its
     log (so a softmax of ``scores`` over the real sentences gives the average back). Classifier:
-    each member's classifier on that rationale (``RationaleNetwork.forward(ids, rationale)``),
+    each member's classifier on that rationale (:meth:`RationaleNetwork.classify` on its one
+    selector pass),
     its class probabilities averaged; ``logits`` [B, C] is their log. Evaluation only: it is
     never trained, and has no complement head.
 
@@ -349,12 +361,13 @@ class SelectorEnsemble(nn.Module):
     def forward(self, ids: torch.Tensor) -> RationaleOutput:
         """ids [B, N] → :class:`RationaleOutput` (``comp_logits`` None)."""
         mask = ids >= 0
-        distributions = [torch.softmax(m(ids).scores.float().masked_fill(~mask, float("-inf")), dim=-1)
-                         for m in self.members]
-        mean = torch.stack(distributions).mean(dim=0)  # [B, N], zero at empty slots
+        passes = [m.score(ids) for m in self.members]  # each member's selector runs once
+        mean = torch.stack([torch.softmax(scores.float().masked_fill(~mask, float("-inf")), dim=-1)
+                            for _, _, scores in passes]).mean(dim=0)  # [B, N], zero at empty slots
         scores = mean.clamp_min(torch.finfo(mean.dtype).tiny).log()
         selected = straight_through_top_k(scores, mask, self.settings.k).detach() > 0.5
-        probabilities = torch.stack([torch.softmax(m(ids, selected).logits.float(), dim=-1) for m in self.members])
+        probabilities = torch.stack([torch.softmax(m.classify(*view, selected).logits.float(), dim=-1)
+                                     for m, view in zip(self.members, passes)])
         return RationaleOutput(probabilities.mean(dim=0).log(), selected.float(), scores)
 
     def empty_logits(self) -> torch.Tensor:

@@ -4,9 +4,12 @@ read as one, the window of iterations it takes its members from, and its model f
 from __future__ import annotations
 
 import dataclasses
+import tempfile
+from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import given, strategies as st
 
 from icda.errors import DataError
 from icda.loading import Workspace, save_ensemble, save_model
@@ -149,3 +152,24 @@ def test_an_ensemble_file_loads_as_the_ensemble_of_its_members(tmp_path):
     save_model(RationaleNetwork(CachedSentences(VECTORS), other, 8), tmp_path / "k2.pt")
     with pytest.raises(DataError, match="model settings differ"):
         save_ensemble([paths[0], tmp_path / "k2.pt"], tmp_path / "bad.pt", ws.settings.encoder)
+
+
+JUNK_MEMBERS = st.one_of(
+    st.integers(), st.text(max_size=8), st.just([]), st.lists(st.integers(), min_size=1, max_size=3),
+    st.lists(st.dictionaries(st.text(max_size=6), st.one_of(st.integers(), st.text(max_size=4))), min_size=1,
+             max_size=2))
+
+
+@given(members=JUNK_MEMBERS)
+def test_a_model_file_with_bad_members_is_one_data_error_naming_it(members):
+    """A model folder is outside input (``predict --model``): whatever its ``members`` hold, loading
+    it fails with a DataError that names the file, never a traceback from deep inside torch."""
+    ws = _workspace()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "model.pt"
+        save_model(ws.network(0), path)
+        saved = torch.load(path, weights_only=True)
+        torch.save(saved | {"members": members}, path)
+        with pytest.raises(DataError) as caught:
+            ws.load_model(path)
+        assert str(path) in str(caught.value)

@@ -41,8 +41,8 @@ def evaluate(
 ) -> Evaluation:
     """The evaluate step on files: the evaluation of exactly one of ``model`` (a model.pt),
     ``choice`` (a choice.json: its chosen candidate's predictions.json where it holds ``split``,
-    else its model.pt; with an ensemble, its members' model.pt) and ``predictions`` (a predictions.json) on ``split`` of the prepared
-    dataset ``data_dir``, with the dataset's ``settings`` (a settings.json). From predictions,
+    else its model.pt; with an ensemble, its members' model.pt) and ``predictions`` (a
+    predictions.json) on ``split`` of the prepared dataset ``data_dir``, with the dataset's ``settings`` (a settings.json). From predictions,
     :func:`evaluate_predictions` (torch is not imported); from a model,
     :func:`evaluate_model` (``embeddings``: the cache of frozen mode; ``threads``: torch CPU threads).
 
@@ -53,10 +53,10 @@ def evaluate(
     """
     if sum(x is not None for x in (model, choice, predictions)) != 1:
         raise ValueError("evaluate needs exactly one of model, choice and predictions")
-    if choice is not None and not Choice.read(choice).ensemble:
+    reported = None if choice is None else Choice.read(choice)
+    if reported is not None and not reported.ensemble:
         # the chosen candidate's predictions, where training recorded this split (an ensemble has none)
-        chosen = Choice.read(choice).predictions_path
-        predictions = chosen if holds_split(chosen, split) else None
+        predictions = reported.predictions_path if holds_split(reported.predictions_path, split) else None
     if predictions is not None:  # torch is not imported
         return evaluate_predictions(Settings.load(settings), data_dir, predictions, split, labels)
     from icda.loading import load_settings  # torch
