@@ -11,9 +11,12 @@ made on the others scores on the left-out dataset.
 - ``pool_source``: precision (train ground truth) of the positions the counterfactuals swap
   out and of the pool sentences they swap in, from the chosen selector or the fresh candidates'
   vote, replayed on the same candidates. Criterion: the higher mean swap + pool precision.
-- ``final_choice``: dev precision of the iteration each rule takes (``last``, ``agreement``,
-  ``original_dev_loss``, ``delta_a``) minus the run's MMI dev precision. Criterion: the highest
-  worst-run gain, ties to the higher mean gain.
+- ``final_choice``: dev precision of the iteration each rule takes (:data:`FINAL_RULES`) minus
+  the run's MMI dev precision; the rationale probe, where the run did not record it, is computed
+  from its files (``loop_diagnostics.Probe``). Criterion: the highest worst-run gain, ties
+  (within 0.1 point) to the higher mean gain, then to the earlier rule of :data:`FINAL_RULES`
+  (docs/experiments/loop-guard.md). ``final_choice_table`` adds, per rule and dataset, the runs
+  below their MMI and the runs more than 3 points below their best iteration.
 - ``final_selector``: dev precision of the selector reported for the last iteration (``chosen``,
   or an ensemble of its candidates: ``vote``, ``mean_scores``, ``mean_scores_fresh``;
   ``benchmarks/final_selector.py``, which loads the candidates' models) minus the run's MMI dev
@@ -31,6 +34,7 @@ RESULTS_DIR: a Snakemake ``results/`` folder (e.g. ../bench/after/fixed/results)
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -43,7 +47,7 @@ from loop_diagnostics import run_rows  # noqa: E402
 
 from icda.model_selection import Signals, final_iteration  # noqa: E402
 
-FINAL_RULES = ("last", "agreement", "original_dev_loss", "delta_a")
+FINAL_RULES = ("last", "agreement", "delta_a", "original_dev_loss", "original_dev_accuracy", "rationale_probe")
 MAX_ITERS = (6, 8, 10)
 
 
@@ -83,11 +87,32 @@ def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
                 m.setdefault("pool_source=chosen", []).append(other if vote_used else own)
             last = json.loads((run / f"iter{len(rows) - 1}" / "converge.json").read_text())
             # runs of code that did not record the fresh candidates' agreement get it from their files
-            signals = [Signals(**(s | {"agreement": s.get("agreement", rows[s["iteration"]]["agree"])}))
+            signals = [Signals(**(s | {"agreement": s.get("agreement", rows[s["iteration"]]["agree"]),
+                                       "rationale_probe": s.get("rationale_probe") or _fraction(rows[s["iteration"]]["probe"])}))
                        for s in last["signals"]]
+            best = max(r["dev"] for r in rows[: len(signals)])
             for rule in FINAL_RULES:
                 k, _ = final_iteration(signals, rule)
                 m.setdefault(f"final_choice={rule}", []).append(rows[k]["dev"] - rows[0]["dev"])
+                m.setdefault(f"below_best:{rule}", []).append(best - rows[k]["dev"])
+    return table
+
+
+def _fraction(percent: float | None) -> float | None:
+    return None if percent is None else percent / 100
+
+
+def final_choice_table(table: dict[str, dict[str, list[float]]]) -> str:
+    """Per dataset and final-choice rule: runs, mean and worst dev gain over MMI, the runs below
+    their MMI and the runs more than 3 points below their best iteration."""
+    lines = ["| dataset | rule | runs | mean gain | worst gain | < MMI | > 3 below best |", "|---|---|---|---|---|---|---|"]
+    for dataset in sorted(table):
+        for rule in FINAL_RULES:
+            gains, gaps = table[dataset].get(f"final_choice={rule}"), table[dataset].get(f"below_best:{rule}")
+            if gains:
+                lines.append(f"| {dataset} | {rule} | {len(gains)} | {statistics.mean(gains):+.1f} | {min(gains):+.1f} "
+                             f"| {sum(g < 0 for g in gains)} | {sum(g > 3 for g in gaps)} |")
+    return "\n".join(lines)
     return table
 
 
@@ -118,13 +143,16 @@ def replay_max_iters(results: list[Path], table: dict[str, dict[str, list[float]
 def criterion(component: str, values: list[float]) -> tuple:
     """Larger is better: final_choice, final_selector and max_iters by (worst, mean) gain, the
     others by mean."""
-    if component == "max_iters":  # ties within 0.1 point, then the smaller M
+    if component in ("max_iters", "final_choice"):  # ties within 0.1 point, then the rule order
         return (round(min(values), 1), round(statistics.mean(values), 1))
     return (min(values), statistics.mean(values)) if component.startswith("final_") else (statistics.mean(values),)
 
 
 def rule_order(rule: str) -> float:
-    """Sort key: ``max_iters`` rules by M, so that max() takes the smaller M among equals."""
+    """Sort key: ``max_iters`` rules by M, so that max() takes the smaller M among equals, and
+    ``final_choice`` rules in the order of :data:`FINAL_RULES`."""
+    if rule.startswith("final_choice="):
+        return float(FINAL_RULES.index(rule.split("=")[1]))
     return float(rule.split("=")[1]) if rule.startswith("max_iters=") else 0.0
 
 
@@ -150,9 +178,24 @@ def lodo(table: dict[str, dict[str, list[float]]]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
-    roots = [Path(p) for p in sys.argv[1:]]
-    table = replay(runs_of(roots))
-    replay_final_selector(roots, table)
-    replay_max_iters(roots, table)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="+", type=Path, help="Snakemake results/ folders of finished runs")
+    parser.add_argument("--final-choice-only", action="store_true",
+                        help="replay the final choice (and the other loop rules) but not final_selector and max_iters")
+    args = parser.parse_args(argv)
+    runs = runs_of(args.results)
+    if not runs:
+        parser.error(f"no finished run under {', '.join(map(str, args.results))}")
+    table = replay(runs)
+    if not args.final_choice_only:
+        replay_final_selector(args.results, table)
+        replay_max_iters(args.results, table)
     print(lodo(table))
+    print()
+    print(final_choice_table(table))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

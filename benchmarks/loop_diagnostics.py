@@ -9,6 +9,9 @@ Per run and iteration, read from the run's own files:
 - ``agree``: the fresh candidates' mean pairwise agreement on dev (share of documents where two
   pick the same positions); ``by agree``: the dev precision of the candidate that agrees most
   with the other fresh candidates (what ``candidate_choice: agreement`` takes, degeneration aside);
+- ``probe``: the rationale probe's dev accuracy (%) on the chosen selector's rationales
+  (:mod:`icda.rationale_probe`, ground-truth-free; recomputed from the run's files: the frozen
+  vectors, the prepared splits and the chosen candidate's predictions);
 - ``pool``: the precision (%) of the train pools A_c (the counterfactual sentences are drawn
   uniformly from them), ``swap``: of the rationale positions that the counterfactuals replace;
   ``pool (other)`` and ``swap (other)``: the same for the pools the other ``pool_source`` would
@@ -29,9 +32,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from icda.counterfactual import build_plan
+from icda.embed import EmbeddingCache
 from icda.metrics import rationale_metrics
 from icda.model_selection import agreement, majority_vote
+from icda.rationale_probe import probe_accuracy, rationale_vectors
 
 
 def _lines(path: Path) -> list[dict]:
@@ -53,7 +60,32 @@ class Split:
         return None if value is None else 100 * value
 
 
-def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, labels: list[int]) -> dict | None:
+@dataclass
+class Probe:
+    """What the rationale probe reads of a dataset: the frozen vectors, each document's sentence
+    ids and the labels of the original train and dev splits."""
+
+    table: np.ndarray
+    ids: dict
+    labels: dict
+
+    @classmethod
+    def of(cls, dataset: Path, documents: dict[str, list[dict]]) -> "Probe | None":
+        if not (dataset / "embeddings.pt").exists():
+            return None  # fine-tuning mode: no frozen vectors
+        cache = EmbeddingCache.load(dataset / "embeddings.pt")
+        n = json.loads((dataset / "settings.json").read_text())["encoder"]["max_sentences"]
+        return cls(cache.vectors.numpy(), {s: [[cache.index[t] for t in d["sentences"][:n]] for d in docs]
+                                           for s, docs in documents.items()},
+                   {s: [d["label"] for d in docs] for s, docs in documents.items()})
+
+    def accuracy(self, predictions: dict) -> float:
+        x = {s: rationale_vectors(self.table, self.ids[s], predictions[s]["positions"]) for s in ("train", "dev")}
+        return 100 * probe_accuracy(x["train"], self.labels["train"], x["dev"], self.labels["dev"])
+
+
+def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, labels: list[int],
+                  probe: Probe | None = None) -> dict | None:
     it = run / f"iter{k}"
     if not (it / "choice.json").exists():
         return None
@@ -75,6 +107,7 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
            "vote": dev.precision(majority_vote([dev_sel[n] for n in fresh], dev_sel[chosen])),
            "agree": statistics.mean(agreement(dev_sel[a], dev_sel[b]) for a, b in itertools.combinations(fresh, 2))
            if len(fresh) > 1 else None}
+    row["probe"] = None if probe is None else probe.accuracy(preds[chosen])
     if len(fresh) > 1:
         def mean_agreement(name):
             return statistics.mean(agreement(dev_sel[name], dev_sel[f]) for f in fresh if f != name)
@@ -110,8 +143,9 @@ def run_rows(run: Path) -> list[dict]:
               for split, docs in documents.items()}
     icda = json.loads((run.parent / "settings.json").read_text())["icda"]
     labels = [d["label"] for d in documents["train"]]
+    probe = Probe.of(run.parent, documents)
     rows, k = [], 0
-    while (row := iteration_row(run, k, splits, icda, labels)) is not None:
+    while (row := iteration_row(run, k, splits, icda, labels, probe)) is not None:
         rows.append(row)
         k += 1
     return rows
@@ -122,13 +156,13 @@ def _f(v) -> str:
 
 
 def diagnostics_table(runs: list[Path]) -> str:
-    lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | pool | swap "
-             "| pool (other) | swap (other) |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | probe | pool | swap "
+             "| pool (other) | swap (other) |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         name = f"{run.parents[2].name}/{run.parent.name}/{run.name}"
         for r in run_rows(run):
             lines.append(f"| {name} | {r['k']} | {r['chosen']} | {_f(r['dev'])} | {' '.join(_f(v) for v in r['fresh'])}"
-                         f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} | {_f(r.get('pool'))} | {_f(r.get('swap'))} "
+                         f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} | {_f(r['probe'])} | {_f(r.get('pool'))} | {_f(r.get('swap'))} "
                          f"| {_f(r.get('pool_other'))} | {_f(r.get('swap_other'))} |")
     return "\n".join(lines)
 

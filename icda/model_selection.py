@@ -241,6 +241,7 @@ def select_candidate(
             score=score(loss, history.degenerate, iteration, delta, previous_delta, delta_a_gate),
             original_dev_accuracy=correct,
             agreement=sum(agreement(predictions.dev.positions, f) for f in others) / len(others) if others else None,
+            rationale_probe=history.rationale_probe,
         ))
     fresh = [c.predictions.dev.positions for c in candidates if not c.warm_start]
     pairs = [agreement(a, b) for i, a in enumerate(fresh) for b in fresh[i + 1:]]
@@ -254,19 +255,22 @@ def select_candidate(
 class Signals:
     """What the stop rule and the final choice read of iteration ``iteration``, none of it ground
     truth: the chosen selector's ΔA (None at iteration 0), its cross-entropy (nats) and accuracy
-    (fraction) on the original dev set, and the fresh candidates' mean pairwise agreement on dev
-    rationales (fraction; None where ``choice.json`` lacks them)."""
+    (fraction) on the original dev set, the fresh candidates' mean pairwise agreement on dev
+    rationales (fraction) and the chosen selector's rationale-probe accuracy on dev (fraction,
+    :mod:`icda.rationale_probe`); the last two None where ``choice.json`` lacks them."""
 
     iteration: int
     delta_A: float | None
     original_dev_loss: float | None
     original_dev_accuracy: float | None
     agreement: float | None = None
+    rationale_probe: float | None = None
 
     @classmethod
     def of(cls, choice: Choice) -> "Signals":
         c = choice.chosen
-        return cls(choice.iteration, c.delta_A, c.original_dev_loss, c.original_dev_accuracy, choice.agreement)
+        return cls(choice.iteration, c.delta_A, c.original_dev_loss, c.original_dev_accuracy, choice.agreement,
+                   c.rationale_probe)
 
 
 def stalled(signals: Sequence[Signals], patience: int, signal: str = "original_dev_loss") -> bool:
@@ -290,10 +294,13 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
     set; ``"original_dev_accuracy"``, the highest accuracy there; ``"delta_a"``, the smallest
     ΔA, the selector whose rationales moved least from the previous iteration's (the nearest to
     a fixed point of the loop); ``"agreement"``, the highest agreement between the iteration's
-    independently trained fresh candidates (a collapsed iteration's disagree). Ties go to the later
+    independently trained fresh candidates (a collapsed iteration's disagree);
+    ``"rationale_probe"``, the highest rationale-probe accuracy on dev (the rationales that
+    predict the label best, :mod:`icda.rationale_probe`; departure 29). Ties go to the later
     iteration.
     Iteration 0 (MMI, fitted to the original data with its spurious cue) is never taken, except
-    in a loop that ran no further.
+    in a loop that ran no further and under ``"rationale_probe"``, the guard against a loop that
+    made its rationales worse: there MMI is eligible like every other iteration.
 
     Raises:
         ValueError: ``final_choice`` is unknown.
@@ -301,16 +308,17 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
     if final_choice not in FINAL_CHOICES:
         raise ValueError(f"final_choice={final_choice!r}: use one of {FINAL_CHOICES}")
     last = signals[-1].iteration
-    eligible = [s for s in signals if s.iteration >= 1]
+    eligible = [s for s in signals if s.iteration >= (0 if final_choice == "rationale_probe" else 1)]
     if final_choice == "last" or not eligible:
         return last, "the last iteration"
     measured = [s for s in eligible if _value(s, final_choice) is not None]
     if not measured:
         return last, f"the last iteration (no {final_choice} recorded)"
-    sign = -1 if final_choice in ("original_dev_accuracy", "agreement") else 1
+    sign = -1 if final_choice in ("original_dev_accuracy", "agreement", "rationale_probe") else 1
     best = min(reversed(measured), key=lambda s: sign * _value(s, final_choice))
     what = "ΔA" if final_choice == "delta_a" else final_choice.replace("_", " ")
-    return best.iteration, (f"the {'highest' if sign == -1 else 'lowest'} {what} of iterations 1-{last} "
+    return best.iteration, (f"the {'highest' if sign == -1 else 'lowest'} {what} of iterations "
+                            f"{eligible[0].iteration}-{last} "
                             f"({_value(best, final_choice):.4f})")
 
 

@@ -201,12 +201,14 @@ class History(Record):
     trained (seed, warm-start file, pools file, objective, COMP λ); ``cpu_seconds``: the CPU
     time of the training process spent on this model outside its epochs, ``{"load": reading
     the data and embeddings (the job's, on its first model), "predictions": the final
-    predictions and files}`` (None in files written before it existed)."""
+    predictions and files}`` (None in files written before it existed); ``rationale_probe``: the
+    dev accuracy of the rationale probe on the kept model's rationales (:mod:`icda.rationale_probe`;
+    None in fine-tuning mode and in files written before it existed)."""
 
     WHAT: ClassVar[str] = "a training history"
     COMMAND: ClassVar[str] = "train"
     RANGES: ClassVar[dict] = {"best_epoch": (-1, None), "dev_loss": (0, None), "dev_accuracy": (0, 1),
-                              "seconds_per_epoch": (0, None)}
+                              "seconds_per_epoch": (0, None), "rationale_probe": (0, 1)}
 
     best_epoch: int
     dev_loss: float
@@ -220,6 +222,7 @@ class History(Record):
     objective: str = "mmi"
     comp_lambda: float = 1.0
     cpu_seconds: dict | None = None
+    rationale_probe: float | None = None
 
     @property
     def epochs_trained(self) -> int:
@@ -361,7 +364,8 @@ class CandidateScore(Record):
     previous choice and score (lower wins)."""
 
     RANGES: ClassVar[dict] = {"dev_loss": (0, None), "original_dev_loss": (0, None), "dev_accuracy": (0, 1),
-                              "best_epoch": (-1, None), "delta_A": (0, 1), "score": (0, None), "agreement": (0, 1)}
+                              "best_epoch": (-1, None), "delta_A": (0, 1), "score": (0, None), "agreement": (0, 1),
+                              "rationale_probe": (0, 1)}
     name: str
     candidate_dir: str
     warm_start: bool
@@ -375,6 +379,8 @@ class CandidateScore(Record):
     score: float
     original_dev_accuracy: float | None = None
     agreement: float | None = None  #: mean share of dev documents where it picks what each other fresh candidate picks
+    #: dev accuracy of the rationale probe on its rationales (icda.rationale_probe; None: not computed)
+    rationale_probe: float | None = None
 
 
 @dataclass(frozen=True)

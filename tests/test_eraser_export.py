@@ -249,8 +249,10 @@ def _annotation(**change) -> dict:
     (_annotation(), "annotation id 'r1' already used on line 1"),
     (_annotation(evidences=[[{"docid": "r1", "start_sentence": 1, "end_sentence": 3}]]),
      "annotation r1: evidence sentences [1, 3) lie outside document r1 (2 sentences"),
-    (_annotation(evidences=[[{"docid": "r1", "start_token": 0, "end_token": 1}]]),
-     "annotation r1: an evidence has no sentence indices"),
+    (_annotation(evidences=[[{"docid": "r1", "text": "b"}]]),
+     "annotation r1: an evidence has neither sentence nor token indices"),
+    (_annotation(evidences=[[{"docid": "r1", "start_token": 1, "end_token": 3}]]),
+     "annotation r1: evidence tokens [1, 3) lie outside document r1 (2 tokens"),
     (_annotation(classification="POS"), "annotation r1: classification 'POS' is not one of the classes ['0', '1']"),
     (_annotation(docids=["r1", "r2"]), "annotation r1 spans 2 documents"),
 ])

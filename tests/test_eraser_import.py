@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from icda.errors import DataError
+from icda.errors import ConfigError, DataError
 
 TRAIN = [("0", "the food was bad."), ("1", "the food was good.")] * 3
 
@@ -162,3 +162,77 @@ def test_eraser_documents_are_prepare_inputs(tmp_path):
     (data / "eraser/docs/r1").write_text("a\nB\n")
     after = data_checksums(config, "mine")
     assert [p for p in before if before[p] != after[p]] == [str(data / "eraser/docs/r1")]
+
+
+# --------------------------------------------------------------------------- issue 56: ERASER as distributed
+
+
+def _distributed(root: Path) -> dict:
+    """An ERASER dataset written the way ERASER distributes movies: class names NEG/POS, test
+    evidences with token offsets only (sentence indices −1), one empty evidence span."""
+    from icda.data.dataset_spec import validate_spec
+
+    (root / "docs").mkdir(parents=True)
+    docs = {"a1": "the plot was dull .\nthe acting was bad .\nwe left early .\n",
+            "a2": "the plot was fun .\nthe acting was great .\nwe stayed .\n"}
+    for docid, text in docs.items():
+        (root / "docs" / docid).write_text(text)
+
+    def ann(docid, label, evidences):
+        return {"annotation_id": docid, "classification": label, "query": "What is the sentiment?",
+                "docids": None, "evidences": [[e] for e in evidences], "query_type": None}
+
+    def tokens(docid, start, end, text):
+        return {"docid": docid, "text": text, "start_token": start, "end_token": end,
+                "start_sentence": -1, "end_sentence": -1}
+
+    train = [ann("a1", "NEG", [{"docid": "a1", "text": "the acting was bad .", "start_token": 5, "end_token": 10,
+                               "start_sentence": 1, "end_sentence": 2}]),
+             ann("a2", "POS", [{"docid": "a2", "text": "the acting was great .", "start_token": 5,
+                               "end_token": 10, "start_sentence": 1, "end_sentence": 2}])]
+    test = [ann("a1", "NEG", [tokens("a1", 3, 8, "dull . the acting was"), tokens("a1", 4, 4, "")]),
+            ann("a2", "POS", [tokens("a2", 10, 12, "we stayed")])]
+    for split, lines in (("train", train), ("val", train), ("test", test)):
+        (root / f"{split}.jsonl").write_text("".join(json.dumps(a) + "\n" for a in lines))
+    return validate_spec("movies", {"train": "train.jsonl", "dev": "val.jsonl", "test": "test.jsonl",
+                                    "format": "eraser", "test_format": "eraser", "min_sentences": 1})
+
+
+def test_eraser_class_names_map_to_sorted_indices_and_token_evidence_to_sentences(tmp_path):
+    """NEG/POS are read as 0/1 (sorted) and recorded; a token-only evidence marks every sentence
+    it touches (tokens 3–7 span sentences 0 and 1); the empty span is skipped and counted."""
+    from icda.steps.prepare import read_splits
+
+    spec, notes = _distributed(tmp_path), {}
+    splits = read_splits("movies", spec, tmp_path, notes)
+    assert notes == {"class_names": ["NEG", "POS"], "empty_evidences": 1}
+    assert [(d.id, d.label, sorted(d.rationale)) for d in splits["test"]] == [("a1", 0, [0, 1]), ("a2", 1, [2])]
+    assert [d.label for d in splits["train"]] == [0, 1]
+
+
+def test_eraser_class_names_given_fix_another_order_and_refuse_unknown_names(tmp_path):
+    from icda.data.dataset_spec import validate_spec
+    from icda.steps.prepare import read_splits
+
+    spec = _distributed(tmp_path)
+    flipped = validate_spec("movies", {k: spec[k] for k in ("train", "dev", "test", "format", "test_format")}
+                            | {"min_sentences": 1, "class_names": ["POS", "NEG"]})
+    assert [d.label for d in read_splits("movies", flipped, tmp_path)["test"]] == [1, 0]
+    wrong = flipped | {"class_names": ["POS", "NEUTRAL"]}
+    with pytest.raises(DataError, match=r"train.jsonl:1: classification 'NEG' is not one of the class names"):
+        read_splits("movies", wrong, tmp_path)
+    with pytest.raises(ConfigError, match=r"datasets.movies.class_names: \['POS', 'POS'\] is not a list of 2 distinct"):
+        validate_spec("movies", {"train": "t", "test": "t", "class_names": ["POS", "POS"]})
+
+
+def test_eraser_evidence_text_is_checked_against_its_token_offsets(tmp_path):
+    from icda.steps.prepare import read_splits
+
+    spec = _distributed(tmp_path)
+    lines = (tmp_path / "test.jsonl").read_text().splitlines()
+    bad = json.loads(lines[1])
+    bad["evidences"][0][0]["text"] = "we left"
+    (tmp_path / "test.jsonl").write_text(lines[0] + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(DataError, match=r"test.jsonl:2: annotation a2: an evidence's text 'we left' is not the "
+                                        r"text of its tokens \[10, 12\)"):
+        read_splits("movies", spec, tmp_path)

@@ -453,6 +453,45 @@ def test_final_choice_agreement_takes_the_iteration_whose_fresh_candidates_agree
     assert final_iteration([Signals(0, None, 0.5, 0.8), Signals(1, 0.4, 0.5, 0.8)], "agreement")[0] == 1
 
 
+def test_final_choice_rationale_probe_may_take_mmi_and_ties_go_late():
+    """The guard (departure 29): MMI is eligible, so a loop whose rationales became less
+    predictive reports its start; among equals the later iteration wins; without a recorded probe
+    (fine-tuning mode) the last iteration."""
+    from icda.model_selection import Signals, final_iteration
+
+    fell = [Signals(0, None, 0.5, 0.8, 0.9, 0.91), Signals(1, 0.4, 0.5, 0.8, 0.3, 0.88), Signals(2, 0.05, 0.4, 0.8, 0.9, 0.80)]
+    assert final_iteration(fell, "rationale_probe") == (0, "the highest rationale probe of iterations 0-2 (0.9100)")
+    rose = [Signals(0, None, 0.5, 0.8, 0.9, 0.85), Signals(1, 0.4, 0.5, 0.8, 0.3, 0.93), Signals(2, 0.05, 0.4, 0.8, 0.9, 0.93)]
+    assert final_iteration(rose, "rationale_probe")[0] == 2
+    assert final_iteration(fell, "agreement")[0] == 2  # the other rules never take MMI
+    unrecorded = [Signals(0, None, 0.5, 0.8), Signals(1, 0.4, 0.5, 0.8)]
+    assert final_iteration(unrecorded, "rationale_probe") == (1, "the last iteration (no rationale_probe recorded)")
+
+
+def test_rationale_probe_scores_rationales_by_how_well_they_alone_predict_the_label():
+    """A known answer: rationales that carry the label give a probe accuracy of 1, rationales
+    that carry noise give chance; vectors are the means of the selected sentences'."""
+    import numpy as np
+
+    from icda.rationale_probe import probe_accuracy, rationale_vectors
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 200)
+    # sentence 0 of each document carries its label (±1 on dimension 0), sentence 1 is noise
+    table = np.concatenate([np.stack([2 * labels - 1, np.zeros(200)], 1), rng.normal(size=(200, 2))])
+    ids = [[d, 200 + d] for d in range(200)]
+    right, wrong = [[0]] * 200, [[1]] * 200
+    fit = lambda pos: probe_accuracy(rationale_vectors(table, ids[:100], pos[:100]), labels[:100],  # noqa: E731
+                                     rationale_vectors(table, ids[100:], pos[100:]), labels[100:])
+    assert fit(right) == 1.0
+    assert 0.3 < fit(wrong) < 0.7
+    assert np.allclose(rationale_vectors(table, ids[:1], [[0, 1]]), (table[0] + table[200]) / 2)
+    with pytest.raises(ValueError, match="document 0: positions \\[2\\] do not select from its 2 sentences"):
+        rationale_vectors(table, ids[:1], [[2]])
+    with pytest.raises(ValueError, match="at least two classes"):
+        probe_accuracy(table[:3], [1, 1, 1], table[:3], [1, 0, 1])
+
+
 def test_a_missing_or_corrupt_settings_file_is_named_with_the_fix(tmp_path, capsys):
     """Every command reads settings.json through Settings.load: a missing or broken file is an
     error line naming it (exit 2), not a traceback."""

@@ -25,6 +25,8 @@ in :data:`SPEC_DEFAULTS`:
   near-duplicate (word 3-shingle Jaccard similarity of at least ``near_duplicate_threshold``,
   found by MinHash; :mod:`icda.data.overlap`). Default false: the data as published; the data
   audit (``python -m icda audit``) and ``prepare``'s warning count them either way.
+* ``class_names``: for ERASER files whose ``classification`` is a name (``NEG``/``POS``), the
+  names in label order (default: the names found, sorted; :func:`icda.data.eraser_files.class_names`).
 * ``classes``: the number C >= 2 of classes; labels are 0 … C−1 (a label outside them is an
   error naming the file and line), balancing keeps C equal classes, a synthetic dataset is
   generated with C classes, and the dataset's classifier has C outputs (``model.n_classes`` of
@@ -80,6 +82,7 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "synthetic": {},
     "llm": {},
     "classes": 2,
+    "class_names": None,
     "drop_test_overlap": False,
     "near_duplicate_threshold": 0.8,
 }
@@ -139,6 +142,12 @@ def validate_spec(name: str, spec: dict) -> dict:
     classes = out["classes"]
     if isinstance(classes, bool) or not isinstance(classes, int) or classes < 2:
         raise fail("classes", f"{classes!r} is not an integer >= 2", "give the number of classes (labels 0 … C−1)")
+    names = out["class_names"]
+    if names is not None:
+        if (not isinstance(names, list) or len(names) != classes or len(set(names)) != len(names)
+                or not all(isinstance(n, str) and n for n in names)):
+            raise fail("class_names", f"{names!r} is not a list of {classes} distinct class names",
+                       f"list the ERASER classification names in label order, e.g. [NEG, POS] (classes: {classes})")
     if classes > 2 and (out["ratings"] or out["source"] == "llm"):
         what = "ratings: true (binarised ratings)" if out["ratings"] else "source: llm"
         raise fail("classes", f"{classes} classes with {what}, which has two", "set classes: 2")

@@ -139,18 +139,43 @@ def _span(ev: dict, unit: str, length: int, path: Path, line: int, ann: str, req
     return start, end
 
 
-def check_evidence(ev: dict, doc: Sequence[Sequence[str]], path: Path, line: int, ann: str) -> tuple[int, int]:
+def _token_sentences(doc: Sequence[Sequence[str]], span: tuple[int, int]) -> tuple[int, int]:
+    """The sentences ``[first, last + 1)`` that the document-wide token span ``[start, end)``
+    touches (ERASER's movies test split gives token offsets only, sentence indices −1)."""
+    first = last = None
+    offset = 0
+    for i, sentence in enumerate(doc):
+        if offset < span[1] and span[0] < offset + len(sentence):
+            first = i if first is None else first
+            last = i
+        offset += len(sentence)
+    return first, last + 1
+
+
+def check_evidence(ev: dict, doc: Sequence[Sequence[str]], path: Path, line: int, ann: str) -> tuple[int, int] | None:
     """Check one evidence of annotation ``ann`` against its document ``doc`` (sentences of
-    tokens): its sentence range (required) and token range (optional) lie inside it, and its
-    ``text`` (when given) is the text of the tokens it points at (of its token range, else of its
-    sentences), compared token by token. Returns ``(start_sentence, end_sentence)``.
+    tokens): its sentence range and token range lie inside it (at least one of them given;
+    ERASER writes −1 for an absent one), and its ``text`` (when given) is the text of the tokens
+    it points at (of its token range, else of its sentences), compared token by token. Returns
+    ``(start_sentence, end_sentence)``: the evidence's own, or the sentences its token range
+    touches (as ERASER's scoring maps tokens to sentences); None for an empty evidence
+    (``start_token == end_token``, as ERASER's own files hold a few), which marks nothing.
 
     Raises:
         DataError: naming the file, line and annotation.
     """
-    sentences = _span(ev, "sentence", len(doc), path, line, ann, required=True)
+    start, end = ev.get("start_token", -1), ev.get("end_token", -1)
+    if _int(start) and _int(end) and start == end and start >= 0:
+        return None
+    sentences = _span(ev, "sentence", len(doc), path, line, ann, required=False)
     tokens = [t for sentence in doc for t in sentence]
     token_span = _span(ev, "token", len(tokens), path, line, ann, required=False)
+    if sentences is None:
+        if token_span is None:
+            raise DataError(path, line, f"annotation {ann}: an evidence has neither sentence nor token indices",
+                            "give every evidence start_sentence/end_sentence or start_token/end_token "
+                            "(0-based, end exclusive)")
+        sentences = _token_sentences(doc, token_span)
     if "text" in ev:
         text = ev["text"]
         if not isinstance(text, str):
@@ -167,20 +192,59 @@ def check_evidence(ev: dict, doc: Sequence[Sequence[str]], path: Path, line: int
     return sentences
 
 
+def class_names(paths: Sequence[str | Path], classes: int, given: Sequence[str] | None = None) -> list[str] | None:
+    """The class names of ERASER split files, in the order that maps them to label indices: None
+    when every ``classification`` is already an index (``"0"`` … ``"C−1"``, as the export writes
+    them); else ``given`` (``datasets.<name>.class_names``), or the names found, sorted (ERASER's
+    movies: ``["NEG", "POS"]`` → 0, 1). Lines that are not JSON objects are skipped here
+    (:func:`read_eraser` reports them).
+
+    Raises:
+        DataError: a name is not among ``given``, or the sorted names are not ``classes`` many.
+    """
+    found: dict[str, tuple[Path, int]] = {}
+    for path in paths:
+        for lineno, line in _lines(Path(path)):
+            try:
+                label = json.loads(line).get("classification")
+            except (ValueError, RecursionError, AttributeError):
+                continue
+            if isinstance(label, str):
+                found.setdefault(label, (Path(path), lineno))
+    if given is not None:
+        for label, (path, lineno) in found.items():
+            if label not in given:
+                raise DataError(path, lineno, f"classification {label!r} is not one of the class names {list(given)}",
+                                "add it to datasets.<name>.class_names, or fix the annotation")
+        return list(given)
+    if all(label in {str(c) for c in range(classes)} for label in found):
+        return None
+    names = sorted(found)
+    if len(names) != classes:
+        path, lineno = found[names[-1]]
+        raise DataError(path, lineno, f"the ERASER files name {len(names)} classes {names[:10]}, but the dataset "
+                        f"has {classes}", f"set datasets.<name>.classes to {len(names)}, or list the names in "
+                        "datasets.<name>.class_names")
+    return names
+
+
 def read_eraser(path: str | Path, *, classes: Sequence[int] = BINARY_CLASSES,
-                require_label: bool = True) -> list[Document]:
+                require_label: bool = True, names: Sequence[str] | None = None,
+                counts: dict[str, int] | None = None) -> list[Document]:
     """Read an ERASER split: one annotation a line, its document in ``docs/<docid>`` beside the
     file (:func:`read_document`).
 
     Per annotation: the document id is the annotation's single document (``docids``, else its
     evidences' ``docid``, else its ``annotation_id``), a plain file name inside ``docs/``; the
     label is ``classification``, a class index written as a string (``"0"`` … ``"C−1"``, as the
-    export writes it), or null where ``require_label`` is False (a test split without labels);
+    export writes it) or, with ``names`` (:func:`class_names`), a class name mapped to its index
+    in ``names``, or null where ``require_label`` is False (a test split without labels);
     the sentences are the document's non-blank lines (stripped, as ERASER reads them); the ground
     truth is the union of the evidences' sentence ranges ``[start_sentence, end_sentence)`` (an
     annotation without evidence: annotated, no rationale sentence), each evidence's ``text``
     checked against what it points at (:func:`check_evidence`). The document's id is the
-    ``annotation_id`` (:data:`~icda.data.document.DOC_ID`).
+    ``annotation_id`` (:data:`~icda.data.document.DOC_ID`). Empty evidences (``start_token ==
+    end_token``) are skipped and counted in ``counts["empty_evidences"]`` (when given).
 
     Raises:
         DataError (naming the file, the line, the annotation id and the fix): a line is not a
@@ -229,18 +293,24 @@ def read_eraser(path: str | Path, *, classes: Sequence[int] = BINARY_CLASSES,
             raise DataError(path, lineno, f"annotation {ann}: its document {doc_path} is empty",
                             "give the document its sentences, one a line, or remove the annotation")
         label = obj["classification"]
-        allowed = [str(c) for c in classes]
+        allowed = list(names) if names is not None else [str(c) for c in classes]
         if label is None and not require_label:
             value = None
         elif isinstance(label, str) and label in allowed:
-            value = int(label)
+            value = allowed.index(label) if names is not None else int(label)
         else:
             raise DataError(path, lineno, f"annotation {ann}: classification {label!r} is not one of the classes "
-                            f"{allowed}", "write the classes as their indices 0 … C−1 (e.g. "
-                            "NEG → \"0\", POS → \"1\"), or set datasets.<name>.classes to their number")
+                            f"{allowed}", "fix the annotation, or set datasets.<name>.classes to the number of "
+                            "classes (class names are read in sorted order; datasets.<name>.class_names fixes "
+                            "another)")
         rationale: set[int] = set()
         for ev in evidences:
-            rationale.update(range(*check_evidence(ev, doc, path, lineno, ann)))
+            sentences = check_evidence(ev, doc, path, lineno, ann)
+            if sentences is None:
+                if counts is not None:
+                    counts["empty_evidences"] = counts.get("empty_evidences", 0) + 1
+                continue
+            rationale.update(range(*sentences))
         if ann in seen:
             raise DataError(path, lineno, f"annotation id {ann!r} already used on line {seen[ann]}",
                             "give every annotation a unique annotation_id")

@@ -113,15 +113,34 @@ def _checked_tokens(doc: Document, path: Path, line: int) -> list[list[str]]:
     return tokens
 
 
-def annotation(doc: Document, tokens: list[list[str]]) -> dict[str, Any]:
-    """The ERASER annotation of an exported document (see the module docstring)."""
+def class_names_of(data_dir: str | Path) -> list[str] | None:
+    """The class names a prepared data folder was read with (its ``stats.json``, ``eraser.class_names``:
+    ERASER files that name their classes, e.g. ``["NEG", "POS"]``), or None (labels are indices)."""
+    stats = Path(data_dir) / STATS_FILE
+    if not stats.is_file():
+        return None
+    try:
+        names = json.loads(stats.read_text(encoding="utf-8")).get("eraser", {}).get("class_names")
+    except (ValueError, AttributeError):
+        raise DataError(stats, None, "not a prepared data folder's statistics", "rerun `python -m icda prepare`") from None
+    return names if isinstance(names, list) and all(isinstance(n, str) for n in names) else None
+
+
+def label_name(label: int | None, names: Sequence[str] | None) -> str | None:
+    """A label as ERASER writes it: its class name, or its index as a string."""
+    return None if label is None else names[label] if names else str(label)
+
+
+def annotation(doc: Document, tokens: list[list[str]], names: Sequence[str] | None = None) -> dict[str, Any]:
+    """The ERASER annotation of an exported document (see the module docstring); ``names``: the
+    class names to write (:func:`class_names_of`)."""
     starts = [0]
     for sentence in tokens:
         starts.append(starts[-1] + len(sentence))
     evidences = [[{"docid": doc.id, "text": " ".join(tokens[i]), "start_token": starts[i],
                    "end_token": starts[i + 1], "start_sentence": i, "end_sentence": i + 1}]
                  for i in sorted(doc.rationale)]
-    return {"annotation_id": doc.id, "query": QUERY, "classification": None if doc.label is None else str(doc.label),
+    return {"annotation_id": doc.id, "query": QUERY, "classification": label_name(doc.label, names),
             "evidences": evidences,
             "query_type": None, "docids": [doc.id]}
 
@@ -156,7 +175,8 @@ def export_data(data_dir: str | Path, out_dir: str | Path, split: str = "test",
         with atomic_write(out_dir / "docs" / doc.id) as fh:
             fh.write("".join(" ".join(sentence) + "\n" for sentence in out.tokens[doc.id]))
     out.annotations = out_dir / f"{ERASER_SPLITS[split]}.jsonl"
-    write_jsonl((annotation(doc, out.tokens[doc.id]) for doc in out.documents), out.annotations)
+    names = class_names_of(data_dir)
+    write_jsonl((annotation(doc, out.tokens[doc.id], names) for doc in out.documents), out.annotations)
     log.info("%s", export_summary(out, out_dir))
     return out
 
@@ -183,8 +203,10 @@ def bin_size(tokens: Sequence[int], threshold: float) -> int:
 
 
 def predict_eraser(network: Any, ids: Any, docs: Sequence[Document], tokens: dict[str, list[list[str]]],
-                   device: str = "cpu", thresholds: Sequence[float] = AOPC_THRESHOLDS) -> tuple[list[dict], list]:
-    """ERASER's results lines for ``docs`` from a trained :class:`~icda.model.RationaleNetwork`.
+                   device: str = "cpu", thresholds: Sequence[float] = AOPC_THRESHOLDS,
+                   names: Sequence[str] | None = None) -> tuple[list[dict], list]:
+    """ERASER's results lines for ``docs`` from a trained :class:`~icda.model.RationaleNetwork`
+    (classes written as ``names`` where given, else as their indices).
 
     Args:
         network: the model (put in eval mode).
@@ -265,7 +287,7 @@ def predict_eraser(network: Any, ids: Any, docs: Sequence[Document], tokens: dic
         reduced[filled] = forward(rows[filled])[0]
 
     def named(p: torch.Tensor) -> dict[str, float]:
-        return {str(c): float(x) for c, x in enumerate(p.tolist())}
+        return {label_name(c, names): float(x) for c, x in enumerate(p.tolist())}
 
     lines, per = [], 2 + 2 * len(thresholds)
     for d, doc in enumerate(docs):
@@ -284,7 +306,7 @@ def predict_eraser(network: Any, ids: Any, docs: Sequence[Document], tokens: dic
                                                for _ in sentence],
                 "soft_sentence_predictions": sentence_scores,
             }],
-            "classification": str(int(probs[d].argmax())),
+            "classification": label_name(int(probs[d].argmax()), names),
             "classification_scores": named(probs[d]),
             "comprehensiveness_classification_scores": named(r[0]),
             "sufficiency_classification_scores": named(r[1]),
@@ -347,14 +369,17 @@ def export_eraser(data_dir: str | Path, out_dir: str | Path, split: str = "test"
     ws = open_workspace(settings, data_dir, embeddings)
     network = ws.load_models([model_path(folder)] if chosen is None else chosen.reported_models)
     split_ids = ws.sentence_ids(out.documents, str(split_path(data_dir, split)))
-    lines, positions = predict_eraser(network, split_ids.ids, out.documents, out.tokens, ws.device, thresholds)
+    names = class_names_of(data_dir)
+    lines, positions = predict_eraser(network, split_ids.ids, out.documents, out.tokens, ws.device, thresholds,
+                                      names)
     out.predictions = Path(predictions)
     write_jsonl(lines, out.predictions)
     if scores is not None:
-        annotations = [annotation(doc, out.tokens[doc.id]) for doc in out.documents]
+        annotations = [annotation(doc, out.tokens[doc.id], names) for doc in out.documents]
         out.scores = score_results(annotations, lines, out.tokens, IOU_THRESHOLDS, thresholds)
         paper = rationale_metrics(positions, [d.rationale for d in out.documents], split_ids.n_sentences.tolist(),
-                                  [d.label for d in out.documents], [int(x["classification"]) for x in lines],
+                                  [d.label for d in out.documents],
+                                  [names.index(x["classification"]) if names else int(x["classification"]) for x in lines],
                                   settings.model.n_classes)
         out.scores |= {"paper": {k: paper[k] for k in ("precision", "recall", "f1", "accuracy", "n_docs")},
                        "model": str(model_path(folder)), "split": split,

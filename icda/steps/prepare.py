@@ -28,7 +28,7 @@ from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, vali
 from icda.data.dataset_spec_files import load_one_spec
 from icda.data.overlap import normal_text, shared_documents
 from icda.data.document import Document, write_split
-from icda.data.eraser_files import read_eraser
+from icda.data.eraser_files import class_names, read_eraser
 from icda.data.readers import read_hotel_test, read_icda, read_jsonl
 from icda.data.synthetic import generate_synthetic
 from icda.errors import DataError
@@ -40,9 +40,13 @@ from icda.layout import STATS_FILE, split_path
 log = logging.getLogger(__name__)
 
 
-def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[Document] | None]:
+def read_splits(name: str, spec: dict, data_dir: str | Path, notes: dict | None = None
+                ) -> dict[str, list[Document] | None]:
     """Read the configured files of a validated ``source: files`` spec, as read (unprepared);
-    ``dev`` is None when it is to be carved out of train.
+    ``dev`` is None when it is to be carved out of train. For ERASER files, ``notes`` (when
+    given) receives ``class_names`` (the names mapped to labels 0 … C−1, when the files name
+    their classes; :func:`icda.data.eraser_files.class_names`) and ``empty_evidences`` (the
+    evidences skipped as empty).
 
     Raises:
         DataError: a file is missing (the fix says how to get it) or malformed.
@@ -57,6 +61,10 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
 
         splitter = SentenceSplitter(spec["spacy_model"])
     out: dict[str, list[Document] | None] = {}
+    eraser = [data_dir / spec[split] for split in SPLITS if spec[split] is not None
+              and (spec["test_format"] if split == "test" else spec["format"]) == "eraser"]
+    names = class_names(eraser, spec["classes"], spec["class_names"]) if eraser else None
+    counts: dict[str, int] = {}
     for split in SPLITS:
         if spec[split] is None:
             out[split] = None
@@ -72,7 +80,8 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
             elif fmt == "hotel":
                 out[split] = read_hotel_test(path, id_prefix=split)
             elif fmt == "eraser":
-                out[split] = read_eraser(path, classes=classes, require_label=split != "test")
+                out[split] = read_eraser(path, classes=classes, require_label=split != "test", names=names,
+                                         counts=counts)
             else:
                 out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
                                         require_label=split != "test", classes=classes, file_name_ids=True)
@@ -81,11 +90,17 @@ def read_splits(name: str, spec: dict, data_dir: str | Path) -> dict[str, list[D
                 raise
             raise DataError(exc.path, exc.line, exc.problem, f"{exc.fix}, or, if the data has more classes, "
                             f"set datasets.{name}.classes to their number") from None
+    if eraser and notes is not None:
+        notes["class_names"] = names
+        notes["empty_evidences"] = counts.get("empty_evidences", 0)
+        if notes["empty_evidences"]:
+            log.info("%s: %d empty ERASER evidence(s) (start_token == end_token) skipped",
+                     name, notes["empty_evidences"])
     return out
 
 
-def read_raw(name: str, spec: dict, data_dir: str | Path, responses: str | Path | None = None
-             ) -> tuple[dict[str, list[Document] | None], dict[str, str], dict | None]:
+def read_raw(name: str, spec: dict, data_dir: str | Path, responses: str | Path | None = None,
+             notes: dict | None = None) -> tuple[dict[str, list[Document] | None], dict[str, str], dict | None]:
     """A validated spec's splits as read or generated, before preparation (``dev`` None when it
     is carved out of train), where each comes from, and for a ``source: llm`` dataset its
     generation statistics (else None)."""
@@ -100,7 +115,7 @@ def read_raw(name: str, spec: dict, data_dir: str | Path, responses: str | Path 
         raw, generation = llm_splits(spec, parse_llm(name, spec["llm"]), responses)
         inputs = {split: str(responses) for split in SPLITS}
     else:
-        raw = read_splits(name, spec, data_dir)
+        raw = read_splits(name, spec, data_dir, notes)
         carved = f"carved from train (dev_fraction {spec['dev_fraction']})"
         inputs = {s: str(Path(data_dir) / spec[s]) if spec[s] else carved for s in SPLITS}
     return raw, inputs, generation
@@ -144,7 +159,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
     out_dir = Path(out_dir)
     for stale in (out_dir / STATS_FILE, *(split_path(out_dir, split) for split in SPLITS)):  # stats.json first
         stale.unlink(missing_ok=True)
-    raw, inputs, generation = read_raw(name, spec, data_dir, responses)
+    notes: dict = {}
+    raw, inputs, generation = read_raw(name, spec, data_dir, responses, notes)
 
     # train and dev documents that share their text with a test document (icda.data.overlap)
     shared = {split: shared_documents(raw[split], raw["test"], spec["near_duplicate_threshold"])
@@ -240,6 +256,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
     }
     if spec["source"] == "llm":
         stats["generation"] = generation
+    if notes:  # ERASER files: their class names (label order) and the empty evidences skipped
+        stats["eraser"] = notes
     write_json(stats, out_dir / STATS_FILE)
     return stats
 

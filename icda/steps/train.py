@@ -29,6 +29,8 @@ from icda.data.document import read_documents
 from icda.errors import ConfigError
 from icda.layout import history_path, model_path, predictions_path
 from icda.loading import Workspace, load_settings, load_weights, open_workspace, save_model
+from icda.model import CachedSentences
+from icda.rationale_probe import probe_accuracy, rationale_vectors
 from icda.records import Choice, History, Pools, Predictions
 from icda.settings import Settings
 from icda.steps import add_workspace_arguments, command_doc
@@ -231,6 +233,7 @@ def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, in
         if settings.model.n_classes > 2:
             predictions[name]["probabilities"] = pred.probabilities.round(6).tolist()
     history = History.from_json(result.to_json() | {
+        "rationale_probe": _rationale_probe(ws, train, data.dev, predictions),
         "seed": seed,
         "init": None if init is None else str(init),
         "augmented": None if data.pools is None else str(data.pools),
@@ -247,6 +250,17 @@ def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, in
     log.info("best epoch %d, dev loss %.4f, dev accuracy %.3f%s", result.best_epoch, result.dev_loss,
              result.dev_accuracy, " (DEGENERATE)" if result.degenerate else "")
     return history
+
+
+def _rationale_probe(ws: Workspace, train, dev, predictions: dict) -> float | None:
+    """The rationale probe's dev accuracy on the kept model's rationales (frozen mode; None in
+    fine-tuning mode, where no fixed sentence vectors exist): :mod:`icda.rationale_probe`."""
+    if not isinstance(ws.sentences, CachedSentences):
+        return None
+    table = ws.sentences.vectors.numpy()
+    x = {name: rationale_vectors(table, split.ids.numpy(), predictions[name]["positions"])
+         for name, split in (("train", train), ("dev", dev))}
+    return round(probe_accuracy(x["train"], train.labels.tolist(), x["dev"], dev.labels.tolist()), 6)
 
 
 # --------------------------------------------------------------------------- the command
