@@ -145,6 +145,36 @@ def check_output(option: str, out: str | Path | None, what: str, inputs: Mapping
                               f"{Path(folder).name}.{out.name}")
 
 
+def check_output_dir(option: str, out_dir: str | Path | None, what: str,
+                     inputs: Mapping[str, str | Path | None] = {}, folders: Mapping[str, str | Path | None] = {}) -> None:
+    """:func:`check_output` for a command that writes (and first empties) a folder: refuse, before
+    anything is read or written, an output folder ``out_dir`` that is or holds one of ``inputs``
+    (files or folders, also through links: it would delete or mix with them), or that is, holds
+    or lies inside one of ``folders`` (e.g. the prepared data folder, a candidate's folder).
+
+    Raises:
+        ConfigError: naming the option, both paths and the fix.
+    """
+    if out_dir is None:
+        return
+    real = Path(os.path.realpath(out_dir))
+    for name, path in inputs.items():
+        if path is None or str(path) == "-":
+            continue
+        target = Path(os.path.realpath(path))
+        if target == real or real in target.parents:
+            raise ConfigError(f"{option} {out_dir}: holds {name} {path}: writing {what} there would delete or "
+                              f"replace it. Fix: give another folder, e.g. {option} {Path(out_dir).name}.out")
+    for name, folder in folders.items():
+        if folder is None:
+            continue
+        root = Path(os.path.realpath(folder))
+        if root == real or root in real.parents or real in root.parents:
+            raise ConfigError(f"{option} {out_dir}: is, holds or lies inside {name} {folder}: writing {what} "
+                              f"there would replace or mix with its files. Fix: give a folder outside it, e.g. "
+                              f"{option} {Path(folder).name}.{Path(out_dir).name}")
+
+
 #: the errors of writing a file that say nothing about the data (:func:`atomic_path`)
 WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EACCES,
                           errno.EPERM})

@@ -741,14 +741,17 @@ def icda_iteration(iterations: Iterable[int], taken: int | None = None) -> int |
     """Which iteration of a run is ICDA, the one rule every reader (run summaries, result tables,
     rationale viewer, workflow) follows: ``taken``, the iteration the run's stop rule took (a
     decision's or summary's ``final_iteration``), or, where none is recorded (a file written
-    before it existed, a run still going), the last of ``iterations``. Never iteration 0, MMI:
-    a run with only iteration 0 has no ICDA yet (None).
+    before it existed, a run still going), the last of ``iterations``. A run with only
+    iteration 0 (MMI) has no ICDA yet (None); a run that went further reports MMI only where its
+    final choice took iteration 0 (``icda.final_choice: rationale_probe``, the guard against a
+    loop that made its rationales worse).
 
     Raises:
         ValueError: ``taken`` is None and ``iterations`` is empty.
     """
-    k = max(iterations) if taken is None else taken
-    return k if k >= 1 else None
+    last = max(iterations)
+    k = last if taken is None else taken
+    return k if k >= 1 or last >= 1 else None
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,8 @@ def test_icda_is_the_taken_iteration_else_the_last_and_never_iteration_0():
     assert icda_iteration([0, 1, 2, 3]) == 3  # none recorded: the last
     assert icda_iteration(range(3), None) == 2
     assert icda_iteration([0]) is None  # only MMI so far: no ICDA yet
-    assert icda_iteration([0, 1], 0) is None  # MMI is never ICDA
+    assert icda_iteration([0], 0) is None  # a loop that ran no further: no ICDA
+    assert icda_iteration([0, 1, 2], 0) == 0  # the guard (final_choice rationale_probe) took MMI
     with pytest.raises(ValueError):
         icda_iteration([])
     summary = dict(dataset="d", run=1, converged=True, reason="r", per_iteration=[])

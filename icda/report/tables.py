@@ -106,6 +106,26 @@ def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, i
     return out
 
 
+def reported_earlier(summaries: Iterable[str | Path] | None) -> dict[str, list[str]]:
+    """{dataset: one line per run whose ICDA is not its last iteration}: which run, the iteration
+    it reports, and why (its final choice, e.g. ``icda.final_choice: rationale_probe`` when the
+    loop made the rationales worse; departure 29). Runs that report their last iteration are
+    left out.
+
+    Raises:
+        DataError: a file is missing or malformed.
+    """
+    out: dict[str, list[str]] = {}
+    for path in summaries or []:
+        summary = RunSummary.read(path)
+        k, last = summary.icda_iteration, summary.iterations - 1
+        if k is not None and k != last:
+            what = "MMI, iteration 0" if k == 0 else f"iteration {k}"
+            out.setdefault(summary.dataset, []).append(
+                f"{summary.dataset} run {summary.run}: ICDA is {what}, not the last ({last}): {summary.final_reason}")
+    return out
+
+
 def load_baselines(paths: Iterable[str | Path] | None) -> dict[str, Baselines]:
     """{dataset: its :class:`icda.records.Baselines`} from ``baselines.json`` files (none: {}).
 
@@ -444,10 +464,12 @@ def _one_line(text: str) -> str:
 
 
 def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, metric: str,
-                 unavailable: dict[str, str], baselines: dict[str, Baselines] | None = None) -> tuple[list[Path], str]:
+                 unavailable: dict[str, str], baselines: dict[str, Baselines] | None = None,
+                 earlier: dict[str, list[str]] | None = None) -> tuple[list[Path], str]:
     """Write ``<name>.csv/.md/.tex`` for one group; return the paths and the Markdown section
     of summary.md (the table without the group's "Not available" list). With ``baselines``, a
-    precision table gets the rows of :func:`baseline_stats` after the methods."""
+    precision table gets the rows of :func:`baseline_stats` after the methods; ``earlier``
+    (:func:`reported_earlier`): the runs of its datasets that report an earlier iteration."""
     have = set(df["dataset"])
     present = [ds for ds in group if ds in have]
     missing = [ds for ds in group if ds not in have]
@@ -486,6 +508,9 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
     unfinished = unfinished_runs(df, present)
     if unfinished:
         md_parts += ["Unfinished:", ""] + [f"- {line}" for line in unfinished] + [""]
+    guarded = [line for ds in present for line in (earlier or {}).get(ds, [])]
+    if guarded:
+        md_parts += ["ICDA taken before the last iteration (icda.final_choice):", ""] + [f"- {line}" for line in guarded] + [""]
     section = "\n".join(md_parts)  # summary.md lists the unavailable datasets once, at its end
     if notes:
         md_parts += ["Not available:", ""] + [f"- {_one_line(n)}" for n in notes] + [""]
@@ -570,7 +595,8 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
                  unavailable: dict[str, str] | None = None,
                  metric: str = "precision", icda: dict[tuple[str, int], int] | None = None,
                  eraser: pd.DataFrame | Iterable[str | Path] | None = None,
-                 baselines: dict[str, Baselines] | Iterable[str | Path] | None = None) -> list[Path]:
+                 baselines: dict[str, Baselines] | Iterable[str | Path] | None = None,
+                 earlier: dict[str, list[str]] | None = None) -> list[Path]:
     """Write the result tables (paper Tables 1 and 2) and the long-form results.
 
     For each group ``name`` → datasets: ``<name>.csv`` (numeric: per dataset ``<ds>_mean``,
@@ -602,6 +628,8 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
             (:func:`eraser_cell`), whatever ``metric``.
         baselines: {dataset: :class:`icda.records.Baselines`} (:func:`load_baselines`), or the
             ``baselines.json`` paths: the precision tables get their rows (:func:`baseline_stats`).
+        earlier: {dataset: lines} of the runs whose ICDA is not their last iteration
+            (:func:`reported_earlier`), listed under their group's table with the reason.
 
     Returns:
         The paths written.
@@ -623,7 +651,7 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
 
     written, sections = [], []
     for name, members in groups.items():
-        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable, baselines)
+        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable, baselines, earlier)
         written += paths
         sections.append(markdown)
         if eraser is not None:

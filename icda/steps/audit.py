@@ -28,7 +28,8 @@ from icda.data.document import Document
 from icda.data.overlap import exact_duplicates, overlap
 from icda.records import DataAudit
 from icda.settings import EncoderSettings, Settings
-from icda.steps.prepare import read_raw
+from icda.io import check_output
+from icda.steps.prepare import raw_inputs, read_raw
 
 
 def wordpiece_counter(settings: EncoderSettings) -> Callable[[list[str]], list[int]]:
@@ -152,6 +153,9 @@ def _encoder_settings(path: Path | None) -> EncoderSettings:
 
 def run(args: argparse.Namespace) -> int:
     name, spec, data_dir = load_one_spec(args.spec, args.config, args.dataset, "audit")
+    inputs = raw_inputs(name, validate_spec(name, spec), data_dir, args.responses)
+    check_output("--out", args.out, "the audit", inputs | {"the settings": args.settings, "the spec": args.spec,
+                                                            "the config": args.config})
     audit = audit_dataset(name, spec, data_dir, _encoder_settings(args.settings), responses=args.responses)
     audit.write(args.out)
     print(summary(audit))

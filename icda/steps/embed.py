@@ -16,7 +16,7 @@ from icda.data.document import Document, read_documents
 from icda.embed import EmbeddingCache, cache_key, embed_documents, unique_sentences
 from icda.encoder import EncoderSettings, encoder_fingerprint, resolve_device, resolve_encoder_path
 from icda.errors import ConfigError, DataError
-from icda.io import read_json
+from icda.io import check_output, read_json
 from icda.layout import SPLITS, split_path
 
 log = logging.getLogger(__name__)
@@ -134,6 +134,8 @@ def _settings(args: argparse.Namespace) -> EncoderSettings:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output("--out", args.out, "the embedding cache", {"the settings": args.settings},
+                 {"the prepared data folder": args.data_dir})
     embed_dataset(args.data_dir, _settings(args), args.out, args.cache_dir,
                   device=resolve_device(args.device), progress=args.progress)
     return 0

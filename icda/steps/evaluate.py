@@ -20,6 +20,7 @@ from pathlib import Path
 
 from icda.data.document import read_split
 from icda.errors import ConfigError
+from icda.io import check_output
 from icda.layout import model_path as model_file
 from icda.metrics import rationale_metrics
 from icda.records import EVAL_LABELS, Choice, Evaluation, Predictions
@@ -181,6 +182,11 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> None:
     labels = {key: value for key in EVAL_LABELS if (value := getattr(args, key)) is not None}
+    check_output("--out", args.out, "the evaluation", {"the model": args.model, "the choice": args.choice,
+                                                       "the predictions": args.predictions, "the settings": args.settings,
+                                                       "the embeddings": args.embeddings},
+                 {"the prepared data folder": args.data_dir,
+                  "the model's folder": None if args.model is None else Path(args.model).parent})
     evaluation = evaluate(args.settings, args.data_dir, args.split, labels, model=args.model, choice=args.choice,
                           predictions=args.predictions, embeddings=args.embeddings, threads=args.threads)
     evaluation.write(args.out)

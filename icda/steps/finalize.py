@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from icda.data.document import read_split
-from icda.io import atomic_path
+from icda.io import atomic_path, check_output, check_output_dir
 from icda.model_selection import cross_entropy
 from icda.records import Choice
 from icda.steps import command_doc
@@ -105,6 +105,16 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    inputs = {f"the augmented file {a}": a for a in args.augmented} | {f"the choice {c}": c for c in args.choices}
+    inputs["the settings"] = args.settings
+    folders = {"the prepared data folder": args.data_dir}
+    check_output("--out", args.out, "the ICDA dataset", inputs, folders)
+    if args.model_out is not None:
+        for path in args.choices:  # every candidate of the choices (the export reads some of them)
+            choice = Choice.read(path)
+            folders |= {f"the candidate folder {c.candidate_dir}": c.candidate_dir for c in choice.candidates}
+            folders |= {f"the candidate folder {m.parent}": m.parent for m in choice.reported_models}
+        check_output_dir("--model-out", args.model_out, "the ICDA selector", inputs, folders)
     best = write_final_dataset(args.augmented, args.choices, args.data_dir, args.out, args.model_out, args.settings)
     print(f"final ICDA dataset: {best} -> {args.out}")
     if args.model_out is not None:

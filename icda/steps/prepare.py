@@ -34,7 +34,7 @@ from icda.data.synthetic import generate_synthetic
 from icda.errors import DataError
 from icda.data.llm_spec import parse_llm, responses_path
 from icda.generate.postprocess import llm_splits
-from icda.io import write_json
+from icda.io import check_output_dir, write_json
 from icda.layout import STATS_FILE, split_path
 
 log = logging.getLogger(__name__)
@@ -121,6 +121,21 @@ def read_raw(name: str, spec: dict, data_dir: str | Path, responses: str | Path 
     return raw, inputs, generation
 
 
+def raw_inputs(name: str, spec: dict, data_dir: str | Path, responses: str | Path | None = None) -> dict[str, Path]:
+    """{what: path} of the raw files a validated spec reads (for the output guard,
+    :func:`icda.io.check_output_dir`): its split files (an ERASER split's ``docs/`` too), or an
+    LLM dataset's responses; none for a synthetic one."""
+    inputs: dict[str, Path] = {}
+    for split in SPLITS:
+        if spec["source"] == "files" and spec[split] is not None:
+            inputs[f"the raw {split} file"] = Path(data_dir) / spec[split]
+            if (spec["test_format"] if split == "test" else spec["format"]) == "eraser":
+                inputs[f"the {split} split's ERASER documents"] = Path(data_dir) / spec[split] / ".." / "docs"
+    if spec["source"] == "llm":
+        inputs["the LLM responses"] = Path(responses) if responses is not None else responses_path(name)
+    return inputs
+
+
 def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | Path,
                     responses: str | Path | None = None) -> dict:
     """Read, prepare and write one dataset: ``out_dir/{train,dev,test}.jsonl`` and ``stats.json``.
@@ -150,13 +165,15 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         one label (``contradictory``: kept, once per label); ``warnings`` (also logged).
 
     Raises:
-        ConfigError: the spec is invalid.
+        ConfigError: the spec is invalid, or ``out_dir`` is or holds a raw input file
+            (:func:`icda.io.check_output_dir`: nothing is deleted then).
         DataError: a file is missing or malformed, train/dev end up empty or with one class or
             too small for any counterfactual (:func:`check_counterfactual_room`), or
             the test split is empty or has no ground truth (:func:`check_test_split`).
     """
     spec = validate_spec(name, spec)
     out_dir = Path(out_dir)
+    check_output_dir("--out-dir", out_dir, "the prepared splits", raw_inputs(name, spec, data_dir, responses))
     for stale in (out_dir / STATS_FILE, *(split_path(out_dir, split) for split in SPLITS)):  # stats.json first
         stale.unlink(missing_ok=True)
     notes: dict = {}

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from icda.data.document import read_split
 from icda.errors import ConfigError
+from icda.io import check_output
 from icda.layout import history_path, predictions_path
 from icda.model_selection import TrainedCandidate, ensemble_window, select_candidate
 from icda.records import Choice, History, Predictions
@@ -130,6 +131,9 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    folders = {f"the candidate folder {c}": c for c in [*args.candidates, args.warm_start] if c is not None}
+    check_output("--out", args.out, "the choice", {"the previous choice": args.previous},
+                 folders | {"the prepared data folder": args.data_dir})
     choice = select_iteration(args.iteration, args.candidates, args.data_dir, args.warm_start, args.previous,
                               args.candidate_loss, args.delta_a_gate == "on", args.candidate_choice,
                               args.final_selector)

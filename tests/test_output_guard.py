@@ -1,0 +1,130 @@
+"""Issue 55, section 1: no command destroys its own inputs. Every writing command refuses, before
+any work, an output that is one of its inputs, a folder that holds them, or a path inside a
+prepared data folder or a candidate folder it does not own; the inputs are left byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from icda.cli import main
+from icda.data.document import Document, write_documents
+
+RAW = "".join(f"{i % 2}\tthe food was {'good' if i % 2 else 'bad'}.[SEP]we came at {i}.[SEP]it rained.\n"
+              for i in range(40))
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _refused(argv: list[str], capsys, *protected: Path) -> str:
+    """Run the command; it must exit 2 with one error line, leaving ``protected`` as they were."""
+    before = [_snapshot(p) if p.is_dir() else p.read_bytes() for p in protected]
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    assert [_snapshot(p) if p.is_dir() else p.read_bytes() for p in protected] == before
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "Traceback" not in err
+    return err
+
+
+@pytest.fixture
+def raw(tmp_path):
+    folder = tmp_path / "raw"
+    folder.mkdir()
+    for split in ("train", "dev", "test"):
+        (folder / f"{split}.txt").write_text(RAW)
+    spec = {"name": "toy", "data_dir": str(folder), "train": "train.txt", "dev": "dev.txt", "test": "test.txt",
+            "keywords": ["food"]}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    return folder
+
+
+def test_prepare_into_the_raw_data_folder_is_refused_and_deletes_nothing(raw, tmp_path, capsys):
+    err = _refused(["prepare", "--spec", str(tmp_path / "spec.json"), "--out-dir", str(raw)], capsys, raw)
+    assert f"--out-dir {raw}: holds the raw train file {raw / 'train.txt'}" in err and "Fix: give another folder" in err
+    # also through a link to it
+    (tmp_path / "link").symlink_to(raw)
+    _refused(["prepare", "--spec", str(tmp_path / "spec.json"), "--out-dir", str(tmp_path / "link")], capsys, raw)
+
+
+@pytest.mark.parametrize("target", ["train.txt", "hardlink"])
+def test_audit_over_a_raw_file_is_refused(raw, tmp_path, capsys, target):
+    out = raw / target
+    if target == "hardlink":
+        os.link(raw / "dev.txt", out)
+    err = _refused(["audit", "--spec", str(tmp_path / "spec.json"), "--out", str(out)], capsys, raw)
+    assert f"--out {out}: is the raw " in err and "the audit would replace it" in err
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, tiny_encoder_settings):
+    """A prepared toy dataset, its embeddings, two frozen-mode candidates and their choice."""
+    from icda.settings import ModelSettings, Settings, TrainSettings
+    from icda.steps.embed import embed_splits
+    from icda.steps.train import train_candidates
+
+    root = tmp_path_factory.mktemp("guard")
+    data = root / "data"
+    for split, n in (("train", 40), ("dev", 16), ("test", 8)):
+        write_documents([Document(f"{split}-{i}", i % 2, (("the food was good." if i % 2 else "the food was bad."),
+                                                          f"we came at {i}.", "it rained."),
+                                  frozenset({0}) if split == "test" else None) for i in range(n)],
+                        data / f"{split}.jsonl")
+    settings = Settings(encoder=tiny_encoder_settings, model=ModelSettings(d_model=16, heads=2, dff=32),
+                        train=TrainSettings(lr=1e-2, batch_size=16, max_epochs=2, patience=2), device="cpu")
+    (root / "settings.json").write_text(json.dumps(settings.to_dict()))
+    embed_splits({s: data / f"{s}.jsonl" for s in ("train", "dev", "test")}, settings.encoder,
+                 root / "embeddings.pt", progress=False)
+    train_candidates(settings, data, root / "embeddings.pt", {"seed1": 1, "seed2": 2}, root / "candidates")
+    assert main(["select", "--iteration", "0", "--candidates", str(root / "candidates/seed1"),
+                 str(root / "candidates/seed2"), "--data-dir", str(data), "--out", str(root / "choice.json")]) in (0, None)
+    return root
+
+
+def test_training_records_the_rationale_probe_and_select_carries_it(run):
+    """Frozen mode: every candidate's history holds its rationale probe's dev accuracy, and the
+    choice's candidates carry it (the signal of final_choice: rationale_probe)."""
+    history = json.loads((run / "candidates/seed1/history.json").read_text())
+    assert 0 <= history["rationale_probe"] <= 1
+    choice = json.loads((run / "choice.json").read_text())
+    by_name = {c["name"]: c["rationale_probe"] for c in choice["candidates"]}
+    assert by_name["seed1"] == history["rationale_probe"]
+
+
+def test_embed_into_the_prepared_data_folder_is_refused(run, capsys):
+    err = _refused(["embed", "--data-dir", str(run / "data"), "--out", str(run / "data/test.jsonl"),
+                    "--settings", str(run / "settings.json")], capsys, run / "data")
+    assert "lies inside the prepared data folder" in err
+
+
+def test_evaluate_and_select_refuse_their_own_inputs(run, capsys):
+    predictions = run / "candidates/seed1/predictions.json"
+    err = _refused(["evaluate", "--settings", str(run / "settings.json"), "--data-dir", str(run / "data"),
+                    "--predictions", str(predictions), "--out", str(predictions)], capsys, run / "candidates")
+    assert "is the predictions" in err
+    _refused(["select", "--iteration", "0", "--candidates", str(run / "candidates/seed1"), "--data-dir",
+              str(run / "data"), "--out", str(run / "candidates/seed1/history.json")], capsys, run / "candidates")
+
+
+@pytest.mark.parametrize("option, target, problem", [
+    ("--out", "data/dev.jsonl", "lies inside the prepared data folder"),
+    ("--out", "choice.json", "is the choice"),
+    ("--model-out", "data", "holds the augmented file"),
+    ("--model-out", ".", "holds the augmented file"),
+    ("--model-out", "candidates/seed2", "is, holds or lies inside the candidate folder"),
+    ("--model-out", "candidates/seed1", "is, holds or lies inside the candidate folder"),
+])
+def test_finalize_refuses_outputs_over_its_inputs_and_candidates(run, capsys, option, target, problem):
+    out = {"--out": str(run / "final.jsonl"), "--model-out": str(run / "model")} | {option: str(run / target)}
+    err = _refused(["finalize", "--augmented", str(run / "data/train.jsonl"), "--choices", str(run / "choice.json"),
+                    "--data-dir", str(run / "data"), "--settings", str(run / "settings.json"), "--out", out["--out"],
+                    "--model-out", out["--model-out"]], capsys, run / "data", run / "candidates", run / "choice.json")
+    assert problem in err
