@@ -12,7 +12,7 @@ Per run and iteration, read from the run's own files:
 - ``probe``: the rationale probe's dev accuracy (%) on the chosen selector's rationales
   (:mod:`icda.rationale_probe`, ground-truth-free; recomputed from the run's files: the frozen
   vectors, the prepared splits and the chosen candidate's predictions);
-- ``pool``: the precision (%) of the train pools A_c (the counterfactual sentences are drawn
+- ``pool``: the precision (%) of the train pools A_c (``pool_by_class``: of each class's pool) (the counterfactual sentences are drawn
   uniformly from them), ``swap``: of the rationale positions that the counterfactuals replace;
   ``pool (other)`` and ``swap (other)``: the same for the pools the other ``pool_source`` would
   have built from the same candidates (:func:`icda.counterfactual.build_plan` replayed).
@@ -108,6 +108,7 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
            "agree": statistics.mean(agreement(dev_sel[a], dev_sel[b]) for a, b in itertools.combinations(fresh, 2))
            if len(fresh) > 1 else None}
     row["probe"] = None if probe is None else probe.accuracy(preds[chosen])
+    row |= {key: choice["chosen"].get(key) for key in ("delta_A", "original_dev_loss", "original_dev_accuracy")}
     if len(fresh) > 1:
         def mean_agreement(name):
             return statistics.mean(agreement(dev_sel[name], dev_sel[f]) for f in fresh if f != name)
@@ -115,6 +116,8 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
     if (it / "pools.json").exists():
         plan = json.loads((it / "pools.json").read_text())["train"]["plan"]
         row["pool"], row["swap"] = plan_precision(plan["pools"], plan["kept"], plan["positions"], splits["train"])
+        row["pool_by_class"] = {c: splits["train"].precision([[p] for _, p in refs], [d for d, _ in refs])
+                                for c, refs in sorted(plan["pools"].items())}
         row["pool_other"], row["swap_other"] = replay_plan(preds, chosen, fresh, splits["train"], icda, labels)
     return row
 
@@ -155,14 +158,22 @@ def _f(v) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
+def _g(v) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
 def diagnostics_table(runs: list[Path]) -> str:
-    lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | probe | pool | swap "
-             "| pool (other) | swap (other) |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | probe | ΔA | dev loss "
+             "| dev acc | pool | pool per class | swap | pool (other) | swap (other) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         name = f"{run.parents[2].name}/{run.parent.name}/{run.name}"
         for r in run_rows(run):
             lines.append(f"| {name} | {r['k']} | {r['chosen']} | {_f(r['dev'])} | {' '.join(_f(v) for v in r['fresh'])}"
-                         f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} | {_f(r['probe'])} | {_f(r.get('pool'))} | {_f(r.get('swap'))} "
+                         f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} | {_f(r['probe'])} "
+                         f"| {_f(r['delta_A'] and 100 * r['delta_A'])} | {_g(r['original_dev_loss'])} "
+                         f"| {_f(r['original_dev_accuracy'] and 100 * r['original_dev_accuracy'])} | {_f(r.get('pool'))} "
+                         f"| {' / '.join(_f(v) for v in (r.get('pool_by_class') or {}).values())} | {_f(r.get('swap'))} "
                          f"| {_f(r.get('pool_other'))} | {_f(r.get('swap_other'))} |")
     return "\n".join(lines)
 

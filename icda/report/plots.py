@@ -61,7 +61,7 @@ def _draw(ax: Axes, df: pd.DataFrame, dataset: str, show_comp: bool, small: bool
         for run, precision in zip(comp["run"], comp["precision"]):
             ax.axhline(1.0 - precision, linestyle="--", linewidth=1, color=run_color(run),
                        label=f"COMP, run {run}")
-    ax.set_ylim(0.0, 1.0)
+    ax.set_ylim(-0.04, 1.04)  # a point or star at α = 0 or 1 is drawn whole, not half under an axis
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("iteration (0 = MMI, 1 = CDA)", fontsize=8 if small else None)
     ax.set_ylabel("α = 1 − precision", fontsize=8 if small else None)
@@ -118,7 +118,7 @@ def convergence_grid(df: pd.DataFrame, datasets: list[str] | None = None,
         return fig
     ncols = min(GRID_COLUMNS, len(datasets))
     nrows = math.ceil(len(datasets) / ncols)
-    fig = Figure(figsize=(3.2 * ncols, 2.8 * nrows), layout="constrained")
+    fig = Figure(figsize=(max(3.2 * ncols, 5.0), 2.8 * nrows), layout="constrained")  # room for the title
     FigureCanvasAgg(fig)
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for ax, dataset in zip(axes, datasets):
