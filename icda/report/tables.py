@@ -432,7 +432,9 @@ def _caption(name: str, metric: str, stats: pd.DataFrame, datasets: list[str],
     text = (f"{METRIC_NAMES[metric]} on the test set on {data}, in percent. "
             f"Mean and sample standard deviation over {_runs_phrase(stats, datasets)}. "
             "MMI: iteration 0; CDA: iteration 1; ICDA: the iteration each run's stop rule took; "
-            "COMP: complement control.")
+            "COMP: complement control. A test document annotated with no rationale sentence (restaurant, "
+            "connect: none holds a keyword) counts as a miss here; the ERASER table leaves it out, so its "
+            "Sent. P is higher (docs/outputs.md).")
     if chance is not None and len(chance.index):
         draws = sorted({int(chance.loc[r, (ds, "n")]) for r in chance.index for ds in datasets} - {0})
         text += (f" Random: k random sentences per document, mean and sd over "
@@ -557,7 +559,8 @@ def _write_eraser_group(df: pd.DataFrame, name: str, group: list[str], out_dir: 
                "precision of the method's table), token P/R/F1 and IOU F1 at 0.5 (macro, as ERASER reports "
                "them), sentence AUPRC, in percent; comprehensiveness, sufficiency and their AOPC (bins 1, 5, "
                "10, 20, 50 % of the tokens), differences of the predicted class's probability. Documents "
-               "with ground truth only (docs/outputs.md, ERASER format). Mean and sample standard deviation "
+               "with a rationale sentence only (docs/outputs.md, ERASER format): the method's table counts "
+               "the others' selections as misses, so its precision is lower than Sent. P here. Mean and sample standard deviation "
                f"over {'/'.join(map(str, runs)) or 'the'} runs.")
     md_parts = [f"### {stem}", "", caption, ""]
     if len(stats):
