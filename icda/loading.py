@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from icda.data.document import Document, read_split
 from icda.data.sentence_ids import SentenceIdSplit, to_sentence_ids
 from icda.embed import EmbeddingCache
 from icda.encoder import SentenceEncoder, load_tokenizer, resolve_device, tokenize_sentences
-from icda.errors import DataError, rebuild_fix
+from icda.errors import ConfigError, DataError, rebuild_fix
 from icda.io import save_torch
 from icda.layout import SPLITS, split_path
 from icda.model import CachedSentences, FinetunedSentences, RationaleNetwork, SelectorEnsemble
@@ -68,11 +69,41 @@ class Workspace:
         saved = read_saved_model(path)
         settings = ModelSettings(**saved["model"])
         states = saved.get("members") or [saved["state_dict"]]
+        self._check_shapes(settings, states, path)
         networks = []
         for state_dict in states:
             networks.append(self.network(0, settings, own_encoder or len(states) > 1))
             _fit(networks[-1], saved | {"state_dict": state_dict}, path)
         return SelectorEnsemble(networks) if "members" in saved else networks[0]
+
+    def _check_shapes(self, settings: ModelSettings, states: list[dict], path: str | Path) -> None:
+        """Check, before any network is built, that each of ``states`` has the parameters (names
+        and shapes) of the network ``settings`` describe, found on the meta device (nothing
+        allocated): a file's sizes (``d_model: 1e12``) cannot exhaust the memory.
+
+        Raises:
+            DataError: naming the first parameter that differs.
+        """
+        try:
+            with torch.device("meta"):
+                probe = RationaleNetwork(self.sentences, settings, self.settings.encoder.max_sentences)
+        except Exception as exc:  # sizes past what torch can address (TypeError, RuntimeError)
+            raise DataError(path, None, f"its model settings describe no network torch can build "
+                            f"({(str(exc).splitlines() or [type(exc).__name__])[0][:120]})",
+                            rebuild_fix(path, "train")) from None
+        shapes = {key: tuple(value.shape) for key, value in probe.state_dict().items()}
+        for i, state in enumerate(states):
+            where = "state_dict" if len(states) == 1 else f"members[{i}]"
+            odd = sorted(shapes.keys() ^ state.keys())
+            if odd:
+                problem = "is missing" if odd[0] in shapes else "is not a parameter of this network"
+                raise DataError(path, None, f"weights do not fit this network ({where}[{odd[0]!r}] {problem})",
+                                "use the same model settings as the run that saved it")
+            for key, shape in shapes.items():
+                if tuple(state[key].shape) != shape:
+                    raise DataError(path, None, f"weights do not fit this network ({where}[{key!r}] has the "
+                                    f"shape {list(state[key].shape)}, the network {list(shape)})",
+                                    "use the same model settings as the run that saved it")
 
     def load_models(self, paths: list[Path]) -> RationaleNetwork | SelectorEnsemble:
         """The selector a choice reports (:attr:`icda.records.Choice.reported_models`): the one
@@ -226,6 +257,11 @@ def save_ensemble(sources: list[Path], target: str | Path, encoder: EncoderSetti
                                 "members": [member["state_dict"] for member in saved]}, encoder), target)
 
 
+#: the most members an ensemble file may hold (the workflow writes at most 9; each member is a
+#: network built and run on every prediction)
+MAX_MEMBERS = 64
+
+
 def read_saved_model(path: str | Path) -> dict:
     """The dict saved by :func:`save_model`: ``state_dict`` and ``model`` (the model settings),
     ``members`` in an ensemble file (:func:`save_ensemble`), and in files saved since settings
@@ -233,23 +269,90 @@ def read_saved_model(path: str | Path) -> dict:
     (:func:`record_settings`).
 
     Raises:
-        DataError: the file is missing, or corrupt (truncated, not a saved model).
+        DataError: the file is missing, or corrupt (truncated, not a saved model: each value
+            checked, naming its key, :func:`_saved_model_problem`), or its weights are not finite.
     """
     path = Path(path)
     if not path.exists():
         raise DataError(path, None, "model file not found", "train it first (`python -m icda train`)")
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
-        if not isinstance(saved, dict) or not {"state_dict", "model"} <= saved.keys():
-            raise ValueError("no state_dict and model settings")
-        members = saved.get("members")
-        if members is not None and (not isinstance(members, list) or not members
-                                    or not all(isinstance(m, dict) for m in members)):
-            raise ValueError("'members' is not a list of state dicts (an ensemble file)")
-    except Exception as exc:  # unpickling errors of a truncated or foreign file
-        raise DataError(path, None, f"corrupt model file ({str(exc).splitlines()[0]})",
-                        rebuild_fix(path, "train")) from exc
+    except Exception as exc:  # unpickling errors of a truncated, empty or foreign file
+        reason = "an empty file" if path.is_file() and not path.stat().st_size else (
+            str(exc).splitlines() or [type(exc).__name__])[0]
+        raise DataError(path, None, f"corrupt model file ({reason})", rebuild_fix(path, "train")) from exc
+    problem = _saved_model_problem(saved)
+    if problem is not None:
+        raise DataError(path, None, f"corrupt model file ({problem})", rebuild_fix(path, "train"))
+    for where, state_dict in [("state_dict", saved["state_dict"])] + [
+            (f"members[{i}]", member) for i, member in enumerate(saved.get("members") or [])]:
+        for key, tensor in state_dict.items():
+            if (tensor.is_floating_point() or tensor.is_complex()) and not torch.isfinite(tensor).all():
+                raise DataError(path, None, f"the weights {where}[{key!r}] hold NaN or infinite values (training "
+                                "diverged, or the file was altered): its predictions would be NaN",
+                                rebuild_fix(path, "train"))
     return saved
+
+
+#: what a model setting's value must be, by the type of its field
+_SETTING_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
+
+
+def _plain(value: object) -> bool:
+    """Whether ``value`` is what a settings file holds: a string, a bool, None, a finite float
+    or an integer a 64-bit integer holds (a longer one may not even print)."""
+    return (value is None or isinstance(value, (str, bool)) or (isinstance(value, float) and math.isfinite(value))
+            or (isinstance(value, int) and -2**63 <= value < 2**63))
+
+
+def _saved_model_problem(saved: object) -> str | None:
+    """What is wrong with ``saved`` (what :func:`torch.load` read from a model file), naming the
+    key; None for a dict :func:`save_model` or :func:`save_ensemble` could have written: a
+    ``model`` of known model settings of their types (:meth:`ModelSettings.validate`); state
+    dicts (``state_dict``, at most :data:`MAX_MEMBERS` ``members``) of parameter names and
+    tensors; ``encoder`` a mapping of names to plain values; ``settings_fingerprint`` a string."""
+    if not isinstance(saved, dict) or not {"state_dict", "model"} <= saved.keys():
+        return "no state_dict and model settings"
+    model = saved["model"]
+    if not isinstance(model, dict):
+        return f"'model' is {type(model).__name__}, not the mapping of model settings"
+    fields = {f.name: f for f in dataclasses.fields(ModelSettings)}
+    for key, value in model.items():
+        if key not in fields:
+            return f"'model' has the key {key!r:.40}, not a model setting"
+        kinds = _SETTING_TYPES[str(fields[key].type)]
+        if not _plain(value) or (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            long = isinstance(value, int) and not -2**63 <= value < 2**63  # may not even print
+            shown = f"an integer of {value.bit_length()} bits" if long else f"{value!r:.40}"
+            return f"model.{key} is {shown}, not a value of type {fields[key].type}"
+    try:
+        settings = ModelSettings(**model)
+        settings.validate("model")
+    except ConfigError as exc:
+        return str(exc)
+    encoder = saved.get("encoder", {})
+    if not isinstance(encoder, dict) or not all(isinstance(key, str) and _plain(value)
+                                                for key, value in encoder.items()):
+        return "'encoder' is not a mapping of encoder settings"
+    if not isinstance(saved.get("settings_fingerprint", ""), str):
+        return "'settings_fingerprint' is not a string"
+    members = saved.get("members")
+    if members is not None and (not isinstance(members, list) or not members):
+        return "'members' is not a list of state dicts (an ensemble file)"
+    if members is not None and len(members) > MAX_MEMBERS:
+        return f"'members' holds {len(members):,} state dicts, more than the {MAX_MEMBERS} an ensemble may have"
+    for where, state_dict in [("state_dict", saved["state_dict"])] + [
+            (f"members[{i}]", member) for i, member in enumerate(members or [])]:
+        if not isinstance(state_dict, dict):
+            return f"{where} is {type(state_dict).__name__}, not a state dict"
+        for key, tensor in state_dict.items():
+            if not isinstance(key, str):
+                return f"{where} has the key {key!r:.40}, not a parameter name"
+            if not isinstance(tensor, torch.Tensor):
+                return f"{where}[{key!r:.60}] is {type(tensor).__name__}, not a tensor"
+        if settings.layers > len(state_dict):  # each layer has its own weights
+            return f"model.layers is {settings.layers}, more than the {len(state_dict)} tensors of {where}"
+    return None
 
 
 def load_weights(model: RationaleNetwork, path: str | Path) -> None:

@@ -178,11 +178,11 @@ class ModelSettings:
                               ("selector_input", SELECTOR_INPUTS)):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
-        if self.d_model % self.heads:
-            raise ConfigError(f"{where}: d_model={self.d_model} must be divisible by heads={self.heads}")
         for name in ("d_model", "heads", "dff", "k"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{where}.{name} must be positive")
+        if self.d_model % self.heads:
+            raise ConfigError(f"{where}: d_model={self.d_model} must be divisible by heads={self.heads}")
         if self.n_classes < 2:
             raise ConfigError(f"{where}.n_classes must be >= 2 (the dataset's classes)")
         if self.layers < 0:

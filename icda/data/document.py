@@ -70,13 +70,23 @@ def read_documents(path: str | Path) -> list[Document]:
     """Read documents written by :func:`write_documents`.
 
     Raises:
-        DataError: the file is missing or a line is not a valid document record.
+        DataError: the file is missing or not UTF-8, or a line is not a valid document record.
     """
     path = Path(path)
     if not path.exists():
         raise DataError(path, None, "file not found", "run `python -m icda prepare` first")
-    return read_jsonl(path, Document.from_json, "a prepared document record",
-                      "regenerate the file with `python -m icda prepare`")
+    try:
+        return read_jsonl(path, Document.from_json, "a prepared document record",
+                          "regenerate the file with `python -m icda prepare`")
+    except UnicodeDecodeError:  # named as the raw readers name it: the line, the byte and its column
+        for lineno, raw in enumerate(path.read_bytes().split(b"\n"), 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(path, lineno, f"not UTF-8 text (byte {raw[exc.start]:#04x} at column "
+                                f"{exc.start + 1}: {exc.reason})", "convert the file to UTF-8, or regenerate it "
+                                "with `python -m icda prepare`") from None
+        raise
 
 
 def read_split(data_dir: str | Path, split: str) -> list[Document]:

@@ -58,7 +58,7 @@ def _json_problem(exc: Exception) -> str:
 def check_docid(docid: Any, docs_dir: Path, where: Path, line: int | None, what: str) -> Path:
     """The path of document ``docid`` in ``docs_dir``: ``docid`` must be a plain file name
     (:data:`~icda.data.document.DOC_ID`) and the path, links resolved, must stay inside
-    ``docs_dir``.
+    ``docs_dir``, which itself, links resolved, must stay inside its parent (the data folder).
 
     Raises:
         DataError: naming ``where``, ``line``, ``what`` (e.g. ``annotation r1``) and the docid.
@@ -67,7 +67,10 @@ def check_docid(docid: Any, docs_dir: Path, where: Path, line: int | None, what:
         raise DataError(where, line, f"{what}: docid {docid!r} is not a file name in {docs_dir}",
                         f"give documents ids of {DOC_ID_RULE}, as docs/<docid> holds them")
     path = docs_dir / docid
-    root = os.path.realpath(docs_dir)
+    root, folder = os.path.realpath(docs_dir), os.path.realpath(docs_dir.parent)
+    if os.path.commonpath([folder, root]) != folder:
+        raise DataError(where, line, f"{what}: the folder {docs_dir} leads outside {docs_dir.parent} (a link)",
+                        f"put the documents' folder itself in {docs_dir.parent}")
     if os.path.commonpath([root, os.path.realpath(path)]) != root:
         raise DataError(where, line, f"{what}: document {path} leads outside {docs_dir} (a link)",
                         f"put the document's file itself in {docs_dir}")

@@ -196,6 +196,30 @@ def parse_llm(name: str, block: Any) -> LlmSpec:
 MAX_PER_LABEL = 1_000_000
 
 
+def _check_base_url(base_url: Any, fail) -> None:
+    """Check an openai backend's ``base_url``: an http(s) URL that :func:`urllib.parse.urlsplit`
+    reads, without a query string or fragment. The messages never repeat a string URL: its
+    user-info or query may hold a password or a key (the secrets are not known yet)."""
+    from urllib.parse import urlsplit
+
+    fix = "give the server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1"
+    if not isinstance(base_url, str):
+        raise fail("backend.base_url", f"{base_url!r} is not an http(s) URL", fix)
+    if not base_url.startswith(("http://", "https://")):
+        raise fail("backend.base_url", "not an http(s) URL (it does not start with http:// or https://)", fix)
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number from 0 to 65535)
+    except ValueError:  # e.g. an unclosed [ of an IPv6 address
+        raise fail("backend.base_url", "not a valid URL (e.g. an unclosed [ of an IPv6 address, or a port that "
+                   "is not a number from 0 to 65535); not repeated here, as it may hold a password", fix) from None
+    if parts.query or parts.fragment:
+        raise fail("backend.base_url", "has a query string or a fragment (?... or #...), which every request "
+                   "would carry and the logs would show; not repeated here, as it may hold a key",
+                   f"{fix}, without ?...; give an API key in an environment variable named by "
+                   "backend.api_key_env")
+
+
 def _int(value: Any, minimum: int, fail, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise fail(key, f"{value!r} is not an integer >= {minimum}", f"give an integer >= {minimum}")
@@ -252,9 +276,8 @@ def _backend(block: Any, fail) -> Backend:
     if not isinstance(model, str) or not model:
         raise fail("backend.model", "missing", "give the model id (openai) or a local path / hub id (transformers)")
     base_url = block.get("base_url")
-    if kind == "openai" and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
-        raise fail("backend.base_url", f"{base_url!r} is not an http(s) URL",
-                   "give the server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1")
+    if kind == "openai":
+        _check_base_url(base_url, fail)
     key_env = block.get("api_key_env")
     if key_env is not None and (not isinstance(key_env, str) or not key_env):
         raise fail("backend.api_key_env", f"{key_env!r} is not a variable name or null",

@@ -28,7 +28,8 @@ class OpenAIBackend:
     recorded response shows ``***`` in their place (:func:`icda.errors.redact`).
 
     Raises:
-        ConfigError: ``api_key_env`` names a variable that is not set.
+        ConfigError: ``api_key_env`` names a variable that is not set, or whose value holds a
+            character other than printable ASCII (an HTTP header cannot carry it).
     """
 
     def __init__(self, backend: Backend):
@@ -44,6 +45,13 @@ class OpenAIBackend:
                                   f"{backend.api_key_env}=...` before running, or set api_key_env: "
                                   "null for a server that needs no key")
             add_secret(key)
+            bad = next((i for i, c in enumerate(key, 1) if not (c.isascii() and c.isprintable())), None)
+            if bad is not None:  # an HTTP header carries ASCII alone; the character is part of the secret
+                raise ConfigError(f"llm.backend.api_key_env: the value of {backend.api_key_env} holds a "
+                                  f"character that is not printable ASCII (character {bad}; not shown: it is "
+                                  "part of the key), which an HTTP header cannot carry. Fix: set "
+                                  f"{backend.api_key_env} to the key alone, as the provider gives it (no curly "
+                                  "quotes, non-breaking spaces or line breaks)")
         redact_logs("icda", "openai", "httpx", "httpx2", "httpcore")
         if backend.api_key_env:
             log.info("sending the value of $%s as the API key to %s", backend.api_key_env, redact(backend.base_url))

@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,10 +122,12 @@ _UNCHECKED: set[str] = set()
 def check_weights(folder: str | Path, settings: Settings, where: str | Path) -> None:
     """Check the settings ``where`` records (model.json, or a settings.json given for a folder
     without one) against those saved with the weights in ``folder/model.pt``: every model
-    setting, and in a file saved since settings fingerprints the encoder settings that shape a
-    prediction, through their fingerprint (:func:`icda.loading.record_settings`; the keys
-    compared are those model.pt records). A model.pt saved before records no encoder settings:
-    a warning (once per folder) says that they go unchecked.
+    setting (one model.pt does not record, saved before the setting existed, is compared as
+    its default, with which the network is built), and in a file saved since settings
+    fingerprints the encoder settings that shape a prediction, through their fingerprint
+    (:func:`icda.loading.record_settings`; the encoder keys compared are those model.pt
+    records). A model.pt saved before records no encoder settings: a warning (once per folder)
+    says that they go unchecked.
 
     Raises:
         DataError: a setting differs (naming each ``section.key``, its value in ``where`` and in
@@ -132,18 +135,24 @@ def check_weights(folder: str | Path, settings: Settings, where: str | Path) -> 
             sentences would be encoded, or rationales picked, otherwise than in training.
     """
     from icda.loading import read_saved_model  # torch: not for the light commands
-    from icda.settings import PREDICTION_ENCODER_KEYS, prediction_encoder_settings, settings_fingerprint
+    from icda.settings import (PREDICTION_ENCODER_KEYS, ModelSettings, prediction_encoder_settings,
+                               settings_fingerprint)
 
     folder = Path(folder)
     saved = read_saved_model(model_path(folder))
-    recorded = {"model": saved["model"]} | ({"encoder": saved["encoder"]} if "encoder" in saved else {})
+    # every model setting as the network is built from model.pt: one it does not record (saved
+    # before the setting existed) is built with its default
+    built = dataclasses.asdict(ModelSettings(**saved["model"]))
+    recorded = {"model": built} | ({"encoder": saved["encoder"]} if "encoder" in saved else {})
     given = {"model": dataclasses.asdict(settings.model), "encoder": prediction_encoder_settings(settings.encoder)}
     given = {section: {key: given[section].get(key) for key in values} for section, values in recorded.items()}
     differ = [f"{section}.{key} = {given[section][key]!r} here, {value!r} in {MODEL_FILE}"
+              + ("" if section != "model" or key in saved["model"] else " (not recorded there: its default)")
               for section, values in recorded.items() for key, value in values.items()
               if given[section][key] != value]
     fingerprint = saved.get("settings_fingerprint")
-    if not differ and fingerprint is not None and fingerprint != settings_fingerprint(given.get("encoder"), given["model"]):
+    model = {key: given["model"][key] for key in saved["model"]}  # the settings the fingerprint covers
+    if not differ and fingerprint is not None and fingerprint != settings_fingerprint(given.get("encoder"), model):
         differ = [f"the settings recorded in {MODEL_FILE} do not match their fingerprint"]
     if differ:
         card = Path(where).name == MODEL_CARD_FILE
@@ -210,7 +219,8 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
 
     ``path``: a file, or ``-`` for standard input. ``fmt``: ``"jsonl"``, ``"text"``, or
     ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else ``"text"``; standard input needs one
-    of the two). Ids: the record's ``id``, else ``<file name>-<line>`` (``stdin-<line>``).
+    of the two). Ids: the record's ``id``, else ``<file name>-<line>`` (``stdin-<line>``; a name's
+    bytes that are not UTF-8 read as U+FFFD).
 
     Raises:
         ConfigError: standard input with ``fmt="auto"``.
@@ -227,6 +237,8 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
                                   "Fix: give --format jsonl or --format text")
             stream, prefix, path = sys.stdin.buffer, "stdin", STDIN
         path = Path(path)
+        if prefix is None:  # ids from the file name: valid UTF-8 even where the name is not (U+FFFD)
+            prefix = os.fsencode(path.name).decode("utf-8", "replace")
         if stream is None:
             if path.is_dir():
                 raise DataError(path, None, "is a folder, not a file", _INPUT_FIX)
@@ -304,7 +316,12 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
     network = ws.load_model(model_path(folder))
     new = ws.sentence_ids(documents["new"], str(where))
     out = predict(network, new.ids, device=device)
-    probabilities = torch.softmax(out.logits.double(), dim=-1).numpy().round(6).tolist()
+    probabilities = torch.softmax(out.logits.double(), dim=-1)
+    if not torch.isfinite(probabilities).all():  # finite weights whose outputs overflow: no answer to write
+        row = int((~torch.isfinite(probabilities)).any(dim=-1).nonzero()[0])
+        raise DataError(model_path(folder), None, f"the model's class probabilities for document "
+                        f"{docs[row].id!r} are not finite numbers (its weights overflow)", "retrain the model")
+    probabilities = probabilities.numpy().round(6).tolist()
     return [Prediction(doc.id, int(label), probs, positions, [doc.sentences[i] for i in positions], doc.label)
             for doc, label, probs, positions in zip(docs, out.predicted.tolist(), probabilities, out.positions)]
 
@@ -387,6 +404,6 @@ def run(args: argparse.Namespace) -> None:
     predictions = predict_file(args.model, args.input, args.format, args.settings, args.device, args.spacy_model)
     with open_output(args.out or "-") as fh:
         for prediction in predictions:
-            fh.write(json.dumps(prediction.to_json(), ensure_ascii=False) + "\n")
+            fh.write(json.dumps(prediction.to_json(), ensure_ascii=False, allow_nan=False) + "\n")
     if args.out is not None and str(args.out) not in STDOUT_NAMES:
         print(f"{len(predictions)} documents -> {args.out}", file=sys.stderr)
