@@ -29,7 +29,9 @@ higher mean).
     PYTHONPATH=. .venv/bin/python benchmarks/final_selector.py [--split test] RESULTS_DIR [RESULTS_DIR ...]
 
 ``--runs-csv DIR`` also writes the ensemble's runs as ``benchmarks/robustness.py`` writes its
-own (``DIR/runs.csv``, for scripts/results_page.py). ``--split test`` scores on the test split instead, for a dataset whose only annotated documents
+own (``DIR/runs.csv``, for scripts/results_page.py; atomically, only when a run was replayed, never in
+or above a RESULTS_DIR). A RESULTS_DIR that holds no run is an error, as is one that gives no finished
+run. ``--split test`` scores on the test split instead, for a dataset whose only annotated documents
 are a test file that a protocol splits into a half to choose on and a half held out (location,
 docs/experiments/hotel_readout.md): give it the runs on the half that may be read.
 """
@@ -39,8 +41,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
@@ -50,6 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import robustness  # noqa: E402
 from loop_diagnostics import Split, _lines  # noqa: E402
 
+from icda.errors import DataError, IcdaError, rebuild_fix  # noqa: E402
+from icda.io import atomic_path, check_output, check_output_dir, read_json_file  # noqa: E402
 from icda.loading import Workspace, load_settings, open_workspace  # noqa: E402
 from icda.model_selection import ensemble_window, majority_vote  # noqa: E402
 from icda.records import Choice  # noqa: E402
@@ -100,7 +106,7 @@ def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_
     """{selector: precision %} on ``split_name`` of the run's last iteration (None: unfinished, or
     a candidate's files are gone)."""
     iterations = sorted(run.glob("iter*/converge.json"), key=lambda p: int(p.parent.name[4:]))
-    if not iterations or not json.loads(iterations[-1].read_text())["stop"]:
+    if not iterations or not _stopped(iterations[-1]):
         return None
     mmi = _mmi_positions(run, split_name)
     if mmi is None:
@@ -138,6 +144,29 @@ def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_
         "seeds": [c.seed for c in Choice.read(iterations[0].parent / "choice.json").candidates],
         "icda_iteration": len(iterations) - 1,
     }
+
+
+def _stopped(path: Path) -> bool:
+    """A converge.json's ``stop``."""
+    decision = read_json_file(path, rebuild_fix(path, "converge"), rebuild_fix(path, "converge"))
+    if not isinstance(decision, dict) or not isinstance(decision.get("stop"), bool):
+        raise DataError(path, None, 'no "stop" (true or false): not a stop decision of the loop',
+                        rebuild_fix(path, "converge"))
+    return decision["stop"]
+
+
+def _runs(root: Path) -> list[Path]:
+    """The run folders under a RESULTS_DIR (``<dataset>/run*`` beside ``<dataset>/settings.json``)."""
+    return [run for folder in sorted(p.parent for p in root.glob("*/settings.json")) for run in sorted(folder.glob("run*"))]
+
+
+def write_runs(table: dict[str, list[dict]], out: Path) -> None:
+    """``out/runs.csv`` in benchmarks/robustness.py's format (its write_csv), atomically."""
+    with atomic_path(out / "runs.csv") as tmp, tempfile.TemporaryDirectory(dir=tmp.parent) as staging:
+        robustness.write_csv([r | {"dataset": dataset, "MMI": r["curve"][0], "CDA": r["curve"][1], "ICDA": r["curve"][-1],
+                                   "why": "the last iteration, reported by the ensemble of its last three iterations"}
+                              for dataset, rows in sorted(table.items()) for r in rows], Path(staging))
+        os.replace(Path(staging) / "runs.csv", tmp)
 
 
 def _mmi_positions(run: Path, split_name: str = "dev") -> list[list[int]] | None:
@@ -187,18 +216,39 @@ def summary(table: dict[str, list[dict[str, float]]]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path, help="robustness.py folders or workflow results/")
     parser.add_argument("--split", choices=["dev", "test"], default="dev", help="the split scored (default dev)")
     parser.add_argument("--runs-csv", type=Path, metavar="DIR",
                         help="also write DIR/runs.csv in benchmarks/robustness.py's format, every run as the "
                              "ensemble reports it (MMI: its chosen candidate; CDA, ICDA, curve: the ensemble)")
-    args = parser.parse_args()
-    table = replay(args.results, args.split)
-    print(summary(table))
-    if args.runs_csv:
-        args.runs_csv.mkdir(parents=True, exist_ok=True)
-        robustness.write_csv([r | {"dataset": dataset, "MMI": r["curve"][0], "CDA": r["curve"][1], "ICDA": r["curve"][-1],
-                                   "why": "the last iteration, reported by the ensemble of its last three iterations"}
-                              for dataset, rows in sorted(table.items()) for r in rows], args.runs_csv)
+    args = parser.parse_args(argv)
+    try:
+        if args.runs_csv:
+            for root in args.results:  # neither inside a results folder nor a folder holding one (robustness.py's)
+                check_output("--runs-csv", args.runs_csv / "runs.csv", "the ensemble's runs",
+                             folders={"the results folder": root})
+                check_output_dir("--runs-csv", args.runs_csv, "the ensemble's runs", inputs={"the results folder": root})
+        for root in args.results:
+            if not _runs(root):
+                raise DataError(root, None, "matches no run (no <dataset>/run*/ beside a <dataset>/settings.json)",
+                                "give a workflow's results/ folder, e.g. ../bench/<name>/fixed/results")
+        table = replay(args.results, args.split)
+        if not table:
+            raise DataError(" ".join(map(str, args.results)), None, f"no finished run with ground truth on {args.split}",
+                            "give finished runs of a dataset whose split is annotated (or --split test)")
+        print(summary(table))
+        if args.runs_csv:
+            write_runs(table, args.runs_csv)
+    except IcdaError as exc:
+        print(f"final_selector: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"final_selector: {exc.filename or 'error'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

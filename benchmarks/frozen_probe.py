@@ -34,6 +34,7 @@ from sklearn.model_selection import GroupKFold
 
 from icda.data.document import read_split
 from icda.embed import EmbeddingCache
+from icda.errors import IcdaError
 from icda.metrics import rationale_metrics
 
 #: the probe strengths of the read-out table (``--readouts``)
@@ -105,7 +106,17 @@ def main() -> None:
     parser.add_argument("--readouts", action="store_true",
                         help=f"also probe four read-outs of one encoder pass at C {READOUT_CS}")
     args = parser.parse_args()
+    if not args.results.is_dir():
+        raise SystemExit(f"frozen_probe: {args.results}: no such folder. Fix: give a dataset's results folder of a "
+                         "run of the workflow (data/, embeddings.pt)")
+    try:
+        probe(args)
+    except (IcdaError, OSError) as exc:
+        raise SystemExit(f"frozen_probe: {exc}") from None
 
+
+def probe(args: argparse.Namespace) -> None:
+    """The tables of main() for its arguments."""
     cache = EmbeddingCache.load(args.results / "embeddings.pt")
     docs = [d for d in read_split(args.results / "data", args.split) if d.rationale]
     if not docs:

@@ -17,6 +17,7 @@ another core type does give other digests.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -54,7 +55,11 @@ def digest(x: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest()[:16]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--native", action="store_true",
+                        help="leave OpenBLAS's core type to OpenBLAS (ICDA_KERNELS=native)")
+    parser.parse_args(argv)
     rng = np.random.default_rng(0)
     out = {}
     for name, shape_a, shape_b, ta, tb in PRODUCTS:

@@ -27,17 +27,24 @@ fill in for each new input)::
     # fill in docs/results_inputs/provenance.yaml, then
     PYTHONPATH=. .venv/bin/python scripts/results_page.py
 
-A block whose inputs are absent gets a one-line placeholder saying what to run.
+A block whose inputs are absent gets a one-line placeholder saying what to run. Every value read from
+an input goes into the page escaped (:func:`_md`), so that none makes a marker, a tag or a table cell;
+the markers are lines of their own, one pair per block (:func:`check_markers`). Files are written
+atomically (icda.io), and --collect replaces its copies and provenance.yaml together or not at all.
+Every error is one line naming the file (and the line, column or key) and the fix.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import html
 import math
+import os
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -46,6 +53,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from icda.errors import ConfigError, IcdaError  # noqa: E402
+from icda.io import atomic_write, check_output_dir, same_file  # noqa: E402
 from icda.report.paper import CAPTION as PAPER_CAPTION, PAPER_PRECISION, paper_table  # noqa: E402
 from icda.report.tables import (ERASER_COLUMNS, METHODS, METRICS, _best, display_name,  # noqa: E402
                                 eraser_cell)
@@ -53,7 +62,9 @@ from icda.report.tables import (ERASER_COLUMNS, METHODS, METRICS, _best, display
 INPUTS = REPO / "docs" / "results_inputs"
 PAGE = REPO / "docs" / "results.md"
 BLOCKS = ("offline-table", "offline-curves", "eraser", "robustness", "hotel", "cost")
-_BLOCK = re.compile(r"(<!-- generated: ([\w-]+) -->\n)(.*?)(<!-- /generated -->)", re.S)
+#: a generated block: its markers are lines of their own (check_markers: one pair per block)
+_BLOCK = re.compile(r"^(<!-- generated: ([\w-]+) -->\n)(.*?)^(<!-- /generated -->)$", re.S | re.M)
+_MARKER = re.compile(r"^<!-- (?:generated: ([\w-]+)|/generated) -->$", re.M)
 
 #: the files of an offline results/tables/ folder that the page is made from (--collect copies them)
 OFFLINE_FILES = ("all_results.csv", "compute.csv")
@@ -76,9 +87,18 @@ class PageError(Exception):
 def load_provenance(path: Path) -> dict:
     if not path.exists():
         return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise PageError(f"{path}{'' if mark is None else f':{mark.line + 1}'}: not valid YAML "
+                        f"({getattr(exc, 'problem', None) or 'syntax'}). Fix: docs/results_inputs/README.md has the format") from None
     if not isinstance(data, dict):
         raise PageError(f"{path}: not a mapping (docs/results_inputs/README.md has the format)")
+    for key, kind in (("robustness", dict), ("timings", list)):
+        if data.get(key) is not None and not isinstance(data[key], kind):
+            raise PageError(f"{path}: {key}: not a {'mapping' if kind is dict else 'list'} "
+                            "(docs/results_inputs/README.md has the format)")
     return data
 
 
@@ -88,12 +108,74 @@ def _entry(provenance: dict, where: str, entry: dict | None, *, required=FIELDS)
     missing = [f for f in required if entry.get(f, FILL) == FILL or (entry.get(f) is None and f != "cpu_min")]
     if missing:
         raise PageError(f"provenance: fill in {where}'s {', '.join(missing)} (docs/results_inputs/README.md)")
+    for f in ("wall_min", "cpu_min"):
+        if entry.get(f) is not None and (isinstance(entry[f], bool) or not isinstance(entry[f], (int, float))):
+            raise PageError(f"provenance: {where}'s {f} is {entry[f]!r}, not a number of minutes "
+                            "(docs/results_inputs/README.md)")
     return entry
+
+
+def read_csv(path: Path, fix: str, *, required=(), numbers=(), complete=(), text=()) -> pd.DataFrame:
+    """The table of the CSV file ``path``; refused (:class:`PageError`, one line naming the file, the
+    column and, for a value, its line, then ``fix``) where it cannot be read or is empty, lacks a
+    column of ``required``, ``numbers``, ``complete`` or ``text``, has an empty cell in a column of
+    ``complete`` or a value that is not a finite number in one of ``numbers`` (which come back as
+    numbers). ``text`` columns are read as text."""
+    try:
+        df = pd.read_csv(path, dtype={c: str for c in text})
+    except pd.errors.EmptyDataError:
+        raise PageError(f"{path}: an empty file, not a table. Fix: {fix}") from None
+    except (ValueError, OSError) as exc:  # ParserError and UnicodeDecodeError are ValueErrors
+        reason = getattr(exc, "strerror", None) or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise PageError(f"{path}: not a CSV table ({reason}). Fix: {fix}") from None
+    missing = [c for c in dict.fromkeys([*required, *numbers, *complete, *text]) if c not in df.columns]
+    if missing:
+        raise PageError(f"{path}: no column {', '.join(missing)}. Fix: {fix}")
+    for c in complete:
+        empty = df[c].isna() | (df[c].astype(str).str.strip() == "")
+        if empty.any():
+            raise PageError(f"{path}:{_line(empty)}: column {c} is empty. Fix: {fix}")
+    for c in numbers:
+        values = pd.to_numeric(df[c], errors="coerce").astype(float)
+        bad = df[c].notna() & ~(values.abs() < math.inf)  # text, inf, nan
+        if bad.any():
+            value = df[c][bad].iloc[0]
+            raise PageError(f"{path}:{_line(bad)}: column {c}: {value!r} is not a finite number. Fix: {fix}")
+        df[c] = values
+    return df
+
+
+def _line(rows: pd.Series) -> int:
+    """The file line of the first true row (line 1 is the header)."""
+    return int(rows.to_numpy().argmax()) + 2
+
+
+#: the fixes of the inputs' files
+TABLES_FIX = "rewrite it with `python -m icda report tables` (docs/results_inputs/README.md has its columns)"
+COMPUTE_FIX = "rewrite it with `python -m icda report compute` (docs/results_inputs/README.md has its columns)"
+RUNS_FIX = "give the runs.csv that benchmarks/robustness.py writes (docs/results_inputs/README.md has its columns)"
+
+
+def read_all_results(offline: Path) -> pd.DataFrame:
+    """``all_results.csv`` of an offline results/tables/ folder; refused where it holds no run."""
+    path = offline / "all_results.csv"
+    df = read_csv(path, TABLES_FIX, required=("iteration",), numbers=("run", "iteration", "precision"),
+                  complete=("dataset", "run", "precision"), text=("dataset", "method"))
+    if not len(df):
+        raise PageError(f"{path}: no run (only the header). Fix: {TABLES_FIX}")
+    return df
 
 
 def group_tables(offline: Path) -> list[pd.DataFrame]:
     """The group tables (``<group>.csv``: index method, columns ``<dataset>_mean/_sd/_n``), by name."""
-    return [pd.read_csv(csv, index_col=0) for csv in sorted(offline.glob("*.csv")) if _is_group(csv)]
+    tables = []
+    for csv in sorted(offline.glob("*.csv")):
+        if _is_group(csv):
+            columns = [c for c in pd.read_csv(csv, nrows=0).columns if c != "method"]
+            tables.append(read_csv(csv, TABLES_FIX, numbers=columns, complete=("method",), text=("method",),
+                                   required=[f"{c[:-5]}_sd" for c in columns if c.endswith("_mean")])
+                          .set_index("method"))
+    return tables
 
 
 def _is_group(path: Path) -> bool:
@@ -109,11 +191,16 @@ def _is_group(path: Path) -> bool:
 
 
 def read_runs(folder: Path) -> pd.DataFrame:
+    """A robustness folder's ``runs.csv``: one row per finished run; refused where it holds no run or
+    a run misses a value (an empty MMI, CDA or ICDA: a run that did not finish is no row of it)."""
     path = folder / "runs.csv"
-    df = pd.read_csv(path, dtype={"seeds": str, "curve": str})
-    missing = {"dataset", "path", "seeds", "MMI", "CDA", "ICDA", "icda_iteration", "curve"} - set(df.columns)
-    if missing:
-        raise PageError(f"{path}: columns {sorted(missing)} missing (benchmarks/robustness.py writes them)")
+    if not path.is_file():
+        raise PageError(f"{folder}: no runs.csv, so no run. Fix: give a benchmarks/robustness.py --out folder "
+                        "(or a final_selector.py --runs-csv folder)")
+    df = read_csv(path, RUNS_FIX, required=("icda_iteration",), numbers=("MMI", "CDA", "ICDA"),
+                  complete=("dataset", "path", "seeds", "MMI", "CDA", "ICDA"), text=("dataset", "path", "seeds", "curve"))
+    if not len(df):
+        raise PageError(f"{path}: no run (only the header). Fix: {RUNS_FIX}")
     return df.assign(measurement=folder.name)
 
 
@@ -128,6 +215,24 @@ def _mean_sd(values: pd.Series) -> str:
     return f"{values.mean():.1f} ± {_num(sd)}"
 
 
+def _md(value) -> str:
+    """A value of an input as Markdown text, in a table cell or in prose: on one line, ``\\`` and
+    ``|`` escaped, ``<``, ``>`` and ``&`` as HTML entities, so that no value makes markup (a marker
+    of this page, a tag, a table cell)."""
+    text = re.sub(r"[\r\n]+", " ", str(value)).replace("\\", "\\\\")
+    return html.escape(text, quote=False).replace("|", "\\|")
+
+
+def _code(value) -> str:
+    """A value of an input as inline code (shown as written); one that a code span cannot hold as
+    written (a backtick, ``|`` that would split a table's cell, ``<!--``, nothing) as escaped text
+    in ``<code>``."""
+    text = re.sub(r"[\r\n]+", " ", str(value))
+    if not text.strip() or any(c in text for c in ("`", "|", "<!--")):
+        return f"<code>{_md(text)}</code>"
+    return f"`{text}`"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return "\n".join(lines + ["| " + " | ".join(map(str, r)) + " |" for r in rows])
@@ -135,13 +240,14 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _seeds(seeds: str) -> str:
     s = seeds.split()
-    return f"{s[0]}–{s[-1]}" if len(s) > 1 else s[0]
+    return _md(f"{s[0]}–{s[-1]}" if len(s) > 1 else s[0])
 
 
 def _measured(entry: dict, inputs: str) -> str:
     cpu = "" if entry.get("cpu_min") is None else f", {_num(float(entry['cpu_min']))} CPU min"
-    conditions = f" ({entry['conditions']})" if entry.get("conditions") else ""
-    return (f"Measured: `{entry['command']}` at commit {entry['commit']}, {entry['machine']}, {entry['date']}: "
+    conditions = f" ({_md(entry['conditions'])})" if entry.get("conditions") else ""
+    return (f"Measured: {_code(entry['command'])} at commit {_md(entry['commit'])}, {_md(entry['machine'])}, "
+            f"{_md(entry['date'])}: "
             f"{_num(float(entry['wall_min']))} min wall{cpu}{conditions}. Inputs: {inputs}.")
 
 
@@ -163,8 +269,8 @@ def offline_table(groups: list[pd.DataFrame]) -> str:
                                  for m in stats.index}))
             rows += [m for m in stats.index if m not in rows]
     order = [m for m in METHODS if m in rows] + [m for m in rows if m not in METHODS]
-    text = _table(["method"] + [display_name(ds) for ds, _ in columns],
-                  [[m] + [cells.get(m, "–") for _, cells in columns] for m in order])
+    text = _table(["method"] + [_md(display_name(ds)) for ds, _ in columns],
+                  [[_md(m)] + [cells.get(m, "–") for _, cells in columns] for m in order])
     paper = paper_table([ds for ds, _ in columns], METHODS)
     if paper is not None:
         text += "\n\n" + PAPER_CAPTION + "\n\n" + _table(
@@ -186,22 +292,24 @@ def offline_curves(all_results: pd.DataFrame) -> str:
         curve = part.drop_duplicates("iteration").sort_values("iteration")
         taken = part.loc[part["method"] == "ICDA", "iteration"]
         k = int(taken.iloc[0]) if len(taken) else None
-        cells = [f"**{100 * p:.1f}**" if int(i) == k else f"{100 * p:.1f}"
+        cells = [f"**{_num(100 * p)}**" if int(i) == k else _num(100 * p)
                  for i, p in zip(curve["iteration"], curve["precision"])]
         gain = "–" if k is None else f"{100 * (curve.set_index('iteration').loc[k, 'precision'] - curve['precision'].iloc[0]):+.1f}"
-        rows.append([dataset, int(run), " → ".join(cells), gain])
+        rows.append([_md(dataset), int(run), " → ".join(cells), gain])
     return _table(["dataset", "run", "test precision % per iteration (0 = MMI, 1 = CDA, ICDA in bold)", "ICDA − MMI"], rows)
 
 
 def eraser_table(offline: Path) -> str | None:
-    parts = [pd.read_csv(p, index_col=[0, 1]) for p in sorted(offline.glob("*_eraser.csv"))]
+    columns = [f"{c}_{s}" for c in ERASER_COLUMNS for s in ("mean", "sd")]
+    parts = [read_csv(p, TABLES_FIX, numbers=columns, complete=("dataset", "method"), text=("dataset", "method"))
+             .set_index(["dataset", "method"]) for p in sorted(offline.glob("*_eraser.csv"))]
     parts = [p for p in parts if len(p)]
     if not parts:
         return None
     rows = []
     for df in parts:
         for (ds, method), row in df.iterrows():
-            rows.append([display_name(ds), method] + [eraser_cell(c, row[f"{c}_mean"], row[f"{c}_sd"])
+            rows.append([_md(display_name(ds)), _md(method)] + [eraser_cell(c, row[f"{c}_mean"], row[f"{c}_sd"])
                                                       for c in ERASER_COLUMNS])
     return _table(["dataset", "method", *ERASER_COLUMNS.values()], rows)
 
@@ -209,7 +317,7 @@ def eraser_table(offline: Path) -> str | None:
 def summary_rows(runs: pd.DataFrame, label: str) -> list[str]:
     worst = runs.loc[(runs["ICDA"] - runs["MMI"]).idxmin()]
     low = runs.loc[runs["ICDA"].idxmin()]
-    paths = "/".join(sorted(set(runs["path"])))
+    paths = _md("/".join(sorted(set(runs["path"]))))
     return [label, str(len(runs)), paths, _mean_sd(runs["MMI"]), _mean_sd(runs["CDA"]), f"**{_mean_sd(runs['ICDA'])}**",
             f"{low['ICDA']:.1f} (seeds {_seeds(low['seeds'])})",
             f"{worst['ICDA'] - worst['MMI']:+.1f} (seeds {_seeds(worst['seeds'])})",
@@ -227,10 +335,10 @@ def robustness_block(runs: list[pd.DataFrame], provenance: dict) -> str:
     for dataset, part in df.groupby("dataset", sort=True):
         names = sorted(set(part["measurement"]))
         if len(names) > 1:
-            rows += [summary_rows(part[part["measurement"] == n], f"{dataset} (`{n}`)") for n in names]
-            rows.append(summary_rows(part, f"{dataset}, all"))
+            rows += [summary_rows(part[part["measurement"] == n], f"{_md(dataset)} ({_code(n)})") for n in names]
+            rows.append(summary_rows(part, f"{_md(dataset)}, all"))
         else:
-            rows.append(summary_rows(part, dataset))
+            rows.append(summary_rows(part, _md(dataset)))
     return _runs_table(rows, df, provenance)
 
 
@@ -239,8 +347,8 @@ def _runs_table(rows: list[list[str]], df: pd.DataFrame, provenance: dict) -> st
     lines = [_table(SUMMARY, rows), ""]
     for name in sorted(set(df["measurement"])):
         entry = _entry(provenance, f"robustness: {name}", (provenance.get("robustness") or {}).get(name))
-        lines.append(f"- `{name}`: " + _measured(entry, f"[results_inputs/robustness/{name}/runs.csv]"
-                                                 f"(results_inputs/robustness/{name}/runs.csv)"))
+        link = f"results_inputs/robustness/{_md(name)}/runs.csv"
+        lines.append(f"- {_code(name)}: " + _measured(entry, f"[{link}]({link})"))
     return "\n".join(lines)
 
 
@@ -248,10 +356,10 @@ def hotel_block(runs: list[pd.DataFrame], provenance: dict) -> str:
     df = pd.concat(runs, ignore_index=True)
     rows = []
     for dataset, part in df.groupby("dataset", sort=True):
-        rows.append(summary_rows(part, f"{dataset}, this project (frozen MiniLM)"))
+        rows.append(summary_rows(part, f"{_md(dataset)}, this project (frozen MiniLM)"))
         paper = PAPER_PRECISION.get(dataset)
         if paper:
-            rows.append([f"{dataset}, the paper (fine-tuned BERT)", "3", "GPU"]
+            rows.append([f"{_md(dataset)}, the paper (fine-tuned BERT)", "3", "GPU"]
                         + [f"{m:.1f} ± {s:.1f}" for m, s in (paper["MMI"], paper["CDA"])]
                         + [f"{paper['ICDA'][0]:.1f} ± {paper['ICDA'][1]:.1f}", "–", "–", "–", "–"])
     return _runs_table(rows, df, provenance)
@@ -268,23 +376,33 @@ def cost_block(provenance: dict, offline: Path) -> str | None:
     rows = []
     for t in timings:
         source = t.get("source")
-        where = source if source in (None, "this page") else f"[{source}]({source})"
-        rows.append([t["date"], t["commit"], t["machine"], f"{_num(float(t['wall_min']))} min",
+        where = source if source in (None, "this page") else f"[{_md(source)}]({_md(source)})"
+        rows.append([_md(t["date"]), _md(t["commit"]), _md(t["machine"]), f"{_num(float(t['wall_min']))} min",
                      "–" if t.get("cpu_min") is None else f"{_num(float(t['cpu_min']))} min",
-                     t.get("conditions") or "–", where or "–"])
+                     _md(t.get("conditions") or "–"), where or "–"])
     lines = [_table(["date", "commit", "machine", "wall", "CPU", "conditions", "reported in"], rows)]
     compute = offline / "compute.csv"
     if compute.exists():
-        df = pd.read_csv(compute)
+        df = read_csv(compute, COMPUTE_FIX, numbers=("cpu_minutes",), complete=("dataset", "method"),
+                      text=("dataset", "method"))
+        twice = df.duplicated(["dataset", "method"])
+        if twice.any():
+            raise PageError(f"{compute}:{_line(twice)}: a second row of dataset {df['dataset'][twice].iloc[0]!r}, "
+                            f"method {df['method'][twice].iloc[0]!r}. Fix: {COMPUTE_FIX}")
         shown = df.pivot(index="dataset", columns="method", values="cpu_minutes")
         methods = [m for m in ("embed", "COMP", "MMI", "ICDA") if m in shown.columns]
         lines += ["", "CPU minutes of the offline reproduction's jobs per dataset (`compute.csv`; ICDA: every "
                   "iteration's training job, MMI's included):", "",
                   _table(["dataset", *methods, "all"],
-                         [[ds] + [_num(shown.loc[ds, m]) for m in methods]
-                          + [_num(sum(shown.loc[ds, m] for m in methods if m != "MMI" and not pd.isna(shown.loc[ds, m])))]
+                         [[_md(ds)] + [_num(shown.loc[ds, m]) for m in methods] + [_total(shown.loc[ds], methods)]
                           for ds in shown.index])]
     return "\n".join(lines)
+
+
+def _total(cpu: pd.Series, methods: list[str]) -> str:
+    """The CPU minutes of a dataset's jobs (MMI's are in ICDA's), "–" where none was measured."""
+    values = [cpu[m] for m in methods if m != "MMI" and not pd.isna(cpu[m])]
+    return _num(sum(values)) if values else "–"
 
 
 def render(offline: Path, robustness: list[Path], provenance: dict) -> dict[str, str]:
@@ -298,7 +416,7 @@ def render(offline: Path, robustness: list[Path], provenance: dict) -> dict[str,
         if not groups:
             raise PageError(f"{offline}: no group table (<group>.csv: method, <dataset>_mean/_sd/_n)")
         blocks["offline-table"] = offline_table(groups) + "\n\n" + measured
-        blocks["offline-curves"] = offline_curves(pd.read_csv(offline / "all_results.csv")) + "\n\n" + measured
+        blocks["offline-curves"] = offline_curves(read_all_results(offline)) + "\n\n" + measured
         eraser = eraser_table(offline)
         blocks["eraser"] = placeholder(collect_offline) if eraser is None else eraser + "\n\n" + measured
     else:
@@ -316,56 +434,155 @@ def render(offline: Path, robustness: list[Path], provenance: dict) -> dict[str,
     return blocks
 
 
-def update(page: str, blocks: dict[str, str]) -> str:
+def check_markers(page: str, where: str | Path = "the page") -> None:
+    """Refuse a page whose markers (lines of their own) are unpaired, nested or repeated: the
+    rewrite would take the prose between two of them for a block's content."""
+    opened, seen = None, {}
+    for m in _MARKER.finditer(page):
+        line, marker, name = page.count("\n", 0, m.start()) + 1, m.group(0), m.group(1)
+        if name is None and opened is None:
+            raise PageError(f"{where}:{line}: {marker} closes no block. Fix: delete it, or put "
+                            "<!-- generated: NAME --> on a line of its own above its block")
+        if name is not None and opened is not None:
+            raise PageError(f"{where}:{opened[0]}: {opened[1]} is not closed before the {marker} of line {line} "
+                            "(markers unpaired or nested). Fix: delete the stray marker, or close the block with "
+                            "<!-- /generated --> on a line of its own")
+        if name is not None and name in seen:
+            raise PageError(f"{where}:{line}: {marker} repeats the block of line {seen[name]}. Fix: keep one of them")
+        if name is not None:
+            seen[name] = line
+            if not page.startswith("\n", m.end()):
+                raise PageError(f"{where}:{line}: {marker} ends the page. Fix: add the block's "
+                                "<!-- /generated --> on a line of its own below it")
+        opened = None if name is None else (line, marker)
+    if opened is not None:
+        raise PageError(f"{where}:{opened[0]}: {opened[1]} is never closed. Fix: add <!-- /generated --> on a "
+                        "line of its own after its block, or delete the stray marker")
+
+
+def update(page: str, blocks: dict[str, str], where: str | Path = "the page") -> str:
     """``page`` with each generated block's content replaced by ``blocks[name]``."""
+    check_markers(page, where)
     found = set(m.group(2) for m in _BLOCK.finditer(page))
     missing = [b for b in blocks if b not in found]
     if missing:
-        raise PageError(f"the page has no block {missing} (<!-- generated: NAME --> ... <!-- /generated -->)")
+        raise PageError(f"{where}: the page has no block {missing} (<!-- generated: NAME --> ... <!-- /generated -->)")
     unknown = found - set(blocks)
     if unknown:
-        raise PageError(f"the page has blocks this script does not write: {sorted(unknown)}")
+        raise PageError(f"{where}: the page has blocks this script does not write: {sorted(unknown)}")
     return _BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)].rstrip("\n") + "\n" + m.group(4), page)
 
 
 # -- collecting the inputs ------------------------------------------------------------------------
 
 def collect(offline: Path | None, robustness: list[Path], into: Path, provenance_path: Path) -> None:
-    """Copy the page's inputs into ``into`` and add a provenance entry to fill in for each new one."""
-    provenance = load_provenance(provenance_path)
+    """Copy the page's inputs into ``into`` and add a provenance entry to fill in for each new one.
+
+    The sources are checked first (:func:`check_sources`, then their files); the copies are made
+    beside their places and replace the earlier ones together with provenance.yaml, so that a
+    failed write (a full disk, a file-size limit) leaves the earlier inputs as they were."""
+    check_sources(offline, robustness, into)
     if offline is not None:
         if not (offline / "all_results.csv").exists():
             raise PageError(f"{offline}: no all_results.csv (give the results/tables folder of the offline reproduction)")
-        dest = into / "offline"
-        if dest.exists():
-            shutil.rmtree(dest)
-        dest.mkdir(parents=True)
-        names = set(OFFLINE_FILES) | {p.name for p in offline.glob("*_eraser.csv")}
-        names |= {p.name for p in offline.glob("*.csv") if _is_group(p)}
-        for name in sorted(names):
-            if (offline / name).exists():
-                shutil.copy2(offline / name, dest / name)
-        old = provenance.get("offline")
-        if isinstance(old, dict) and all(old.get(f, FILL) != FILL for f in ("commit", "date", "machine", "wall_min")):
-            # the earlier measurement's time stays in the cost table; its tables are in git's history
-            provenance["timings"] = [{k: old.get(k) for k in ("commit", "date", "machine", "wall_min", "cpu_min",
-                                                              "conditions")}] + list(provenance.get("timings") or [])
-        provenance["offline"] = TEMPLATE | {"command": "snakemake --cores 2 --configfile config/offline.yaml"}
+        read_all_results(offline)
     for folder in robustness:
-        read_runs(folder)  # checks the columns
-        dest = into / "robustness" / folder.name
-        dest.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(folder / "runs.csv", dest / "runs.csv")
-        provenance["robustness"] = dict(provenance.get("robustness") or {})
-        provenance["robustness"][folder.name] = dict(TEMPLATE)  # new runs: their provenance anew
-    order = ("offline", "robustness", "timings")
-    provenance = {k: provenance[k] for k in order if k in provenance} | {k: v for k, v in provenance.items() if k not in order}
-    provenance_path.parent.mkdir(parents=True, exist_ok=True)
-    text = provenance_path.read_text(encoding="utf-8") if provenance_path.exists() else ""
-    header = "".join(line + "\n" for line in text.splitlines()[: _comment_lines(text)])
-    provenance_path.write_text(header + yaml.safe_dump(provenance, sort_keys=False, allow_unicode=True, width=200),
-                               encoding="utf-8")
+        read_runs(folder)  # checks the columns and the values
+    provenance = load_provenance(provenance_path)
+    staged: dict[Path, Path] = {}  # a copy's folder: the folder its files are copied into first
+    try:
+        if offline is not None:
+            names = set(OFFLINE_FILES) | {p.name for p in offline.glob("*_eraser.csv")}
+            names |= {p.name for p in offline.glob("*.csv") if _is_group(p)}
+            staged[into / "offline"] = _stage(offline, [n for n in sorted(names) if (offline / n).exists()],
+                                              into / "offline")
+            old = provenance.get("offline")
+            if isinstance(old, dict) and all(old.get(f, FILL) != FILL for f in ("commit", "date", "machine", "wall_min")):
+                # the earlier measurement's time stays in the cost table; its tables are in git's history
+                provenance["timings"] = [{k: old.get(k) for k in ("commit", "date", "machine", "wall_min", "cpu_min",
+                                                                  "conditions")}] + list(provenance.get("timings") or [])
+            provenance["offline"] = TEMPLATE | {"command": "snakemake --cores 2 --configfile config/offline.yaml"}
+        for folder in robustness:
+            staged[into / "robustness" / folder.name] = _stage(folder, ["runs.csv"], into / "robustness" / folder.name)
+            provenance["robustness"] = dict(provenance.get("robustness") or {})
+            provenance["robustness"][folder.name] = dict(TEMPLATE)  # new runs: their provenance anew
+        order = ("offline", "robustness", "timings")
+        provenance = {k: provenance[k] for k in order if k in provenance} | {k: v for k, v in provenance.items() if k not in order}
+        text = provenance_path.read_text(encoding="utf-8") if provenance_path.exists() else ""
+        header = "".join(line + "\n" for line in text.splitlines()[: _comment_lines(text)])
+        with atomic_write(os.path.realpath(provenance_path)) as fh:
+            fh.write(header + yaml.safe_dump(provenance, sort_keys=False, allow_unicode=True, width=200))
+            fh.flush()
+            for dest, tmp in staged.items():
+                _replace(dest, tmp)
+    finally:
+        for tmp in staged.values():
+            if tmp.exists():
+                shutil.rmtree(tmp)
 
+
+def check_sources(offline: Path | None, robustness: list[Path], into: Path) -> None:
+    """Refuse, before anything is read or written, a source that --collect would destroy or could
+    not file: the collected copy itself (or a folder holding it or inside it: --collect replaces
+    the copy), a robustness folder without a name of its own (``.``, ``..``), two of one name."""
+    if offline is None and not robustness:
+        raise PageError("--collect: nothing to collect. Fix: give --offline <results>/tables and/or --robustness <folder>")
+    if offline is not None:
+        _not_the_copy("--offline", offline, into / "offline")
+    names: dict[str, Path] = {}
+    for folder in robustness:
+        if folder.name in ("", ".", ".."):
+            raise PageError(f"--robustness {folder}: has no name of its own to file its runs under "
+                            f"({into / 'robustness'}/<name>). Fix: give the folder by its name, e.g. --robustness "
+                            f"{Path('..') / Path(os.path.realpath(folder)).name}")
+        if folder.name in names:
+            raise PageError(f"--robustness {names[folder.name]} and {folder}: both would be collected as "
+                            f"{into / 'robustness' / folder.name}. Fix: rename one of the folders")
+        names[folder.name] = folder
+        dest = into / "robustness" / folder.name
+        _not_the_copy("--robustness", folder, dest)
+        if same_file(folder / "runs.csv", dest / "runs.csv"):
+            raise PageError(f"--robustness {folder}: its runs.csv is the collected copy {dest / 'runs.csv'}. "
+                            "Fix: give the folder benchmarks/robustness.py wrote (the copy needs no --collect)")
+
+
+def _not_the_copy(option: str, source: Path, dest: Path) -> None:
+    try:
+        check_output_dir("--into", dest, "the collected copy", folders={option: source})
+    except ConfigError:
+        raise PageError(f"{option} {source}: is, holds or lies inside the collected copy {dest}, which --collect "
+                        "replaces. Fix: give the folder the run wrote (the collected copy needs no --collect: "
+                        "run without it)") from None
+
+
+def _stage(source: Path, names: list[str], dest: Path) -> Path:
+    """A new folder beside ``dest`` holding copies of ``source``'s files ``names``."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; give the usual folder mode
+    try:
+        for name in names:
+            try:
+                shutil.copy2(source / name, tmp / name)
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, str(dest / name)) from exc
+    except BaseException:
+        shutil.rmtree(tmp)
+        raise
+    return tmp
+
+
+def _replace(dest: Path, tmp: Path) -> None:
+    """Put the folder ``tmp`` in the place of ``dest`` (the earlier copy, if any, is deleted)."""
+    old = None
+    if dest.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old", dir=dest.parent))
+        os.replace(dest, old / dest.name)
+    os.replace(tmp, dest)
+    if old is not None:
+        shutil.rmtree(old)
 
 
 def _comment_lines(text: str) -> int:
@@ -396,30 +613,44 @@ def main(argv: list[str] | None = None) -> int:
             collect(args.offline, args.robustness or [], args.into, args.provenance)
             offline, robustness = args.into / "offline", _folders(args.into / "robustness")
         else:
+            if args.offline is not None and not (args.offline / "all_results.csv").is_file():
+                raise PageError(f"--offline {args.offline}: no all_results.csv, so no run. Fix: give the results/tables "
+                                "folder of the offline reproduction")
             offline = args.offline or INPUTS / "offline"
             robustness = args.robustness if args.robustness is not None else _folders(INPUTS / "robustness")
         provenance = load_provenance(args.provenance)
         page = args.page.read_text(encoding="utf-8")
-        new = update(page, render(offline, robustness, provenance))
-    except PageError as exc:
-        print(f"results_page: {exc}", file=sys.stderr)
-        return 2
-    if args.check:
+        new = update(page, render(offline, robustness, provenance), args.page)
+        if args.check:
+            if new != page:
+                sys.stdout.writelines(difflib.unified_diff(page.splitlines(True), new.splitlines(True),
+                                                           str(args.page), "regenerated"))
+                return 1
+            return 0
         if new != page:
-            sys.stdout.writelines(difflib.unified_diff(page.splitlines(True), new.splitlines(True),
-                                                       str(args.page), "regenerated"))
-            return 1
-        return 0
-    if new != page:
-        args.page.write_text(new, encoding="utf-8")
-        print(f"wrote {args.page}")
-    else:
-        print(f"{args.page} is up to date")
+            with atomic_write(os.path.realpath(args.page)) as fh:
+                fh.write(new)
+            print(f"wrote {args.page}")
+        else:
+            print(f"{args.page} is up to date")
+    except (PageError, IcdaError) as exc:
+        print(_one_line(f"results_page: {exc}"), file=sys.stderr)
+        return 2
+    except OSError as exc:  # a full disk, a file-size limit, a file that cannot be read
+        print(_one_line(f"results_page: {exc.filename or 'error'}: {exc.strerror or exc}"), file=sys.stderr)
+        return 2
     return 0
 
 
+def _one_line(message: str) -> str:
+    """``message`` on one line: a line break in it (a file's name may hold one) written as an escape."""
+    return "".join(c.encode("unicode_escape").decode("ascii") if len(f"a{c}b".splitlines()) > 1 else c
+                   for c in message)
+
+
 def _folders(root: Path) -> list[Path]:
-    return sorted(p.parent for p in root.glob("*/runs.csv"))
+    """The robustness folders under ``root`` (not the hidden ones --collect copies into first)."""
+    return sorted(p.parent for p in root.glob("*/runs.csv") if not p.parent.name.startswith("."))
 
 
 if __name__ == "__main__":
