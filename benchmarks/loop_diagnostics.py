@@ -179,4 +179,8 @@ def diagnostics_table(runs: list[Path]) -> str:
 
 
 if __name__ == "__main__":
-    print(diagnostics_table([Path(p) for p in sys.argv[1:]]))
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="run folders (<results>/<dataset>/run<N>)")
+    print(diagnostics_table(parser.parse_args().runs))
