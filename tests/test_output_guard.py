@@ -128,3 +128,91 @@ def test_finalize_refuses_outputs_over_its_inputs_and_candidates(run, capsys, op
                     "--data-dir", str(run / "data"), "--settings", str(run / "settings.json"), "--out", out["--out"],
                     "--model-out", out["--model-out"]], capsys, run / "data", run / "candidates", run / "choice.json")
     assert problem in err
+
+
+# --------------------------------------------------------------------------- property: random layouts
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+#: a layout: input files and folders under a root, links to them, and the output path to try
+_NAMES = st.sampled_from(["a", "b", "data", "run", "x.json"])
+_LAYOUT = st.fixed_dictionaries({
+    "files": st.lists(st.lists(_NAMES, min_size=1, max_size=3), min_size=1, max_size=4),
+    "links": st.lists(st.tuples(st.lists(_NAMES, min_size=1, max_size=2), st.integers(0, 3),
+                                st.sampled_from(["symlink", "hardlink", "folder-link"])), max_size=3),
+    "out": st.lists(_NAMES, min_size=1, max_size=3),
+    "out_is_dir": st.booleans(),
+})
+
+
+@given(layout=_LAYOUT)
+def test_the_guard_never_lets_an_output_reach_an_input(tmp_path_factory, layout):
+    """Whatever the layout of inputs, symbolic and hard links and the output path, the guard
+    either refuses the output (one ConfigError) or the output, written, leaves every input
+    byte for byte: for a file output no input is that file; for a folder output no input lies
+    in it; nothing is written into a protected folder."""
+    import shutil
+
+    from icda.errors import ConfigError
+    from icda.io import check_output, check_output_dir
+
+    root = tmp_path_factory.mktemp("layout")
+    inputs = []
+    for parts in layout["files"]:
+        path = root.joinpath(*parts)
+        if any(p.is_file() for p in [path, *path.parents] if p != root and p.is_relative_to(root)):
+            continue
+        if path.is_dir():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"input {len(inputs)}")
+        inputs.append(path)
+    if not inputs:
+        return
+    for parts, target, kind in layout["links"]:
+        link, source = root.joinpath("links", *parts), inputs[target % len(inputs)]
+        if link.exists() or link.is_symlink():
+            continue
+        try:
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "hardlink":
+                os.link(source, link)
+            elif kind == "symlink":
+                link.symlink_to(source)
+            else:
+                link.symlink_to(source.parent, target_is_directory=True)
+        except OSError:  # a parent of the link is itself a file or a link: no such layout
+            continue
+    protected = inputs[0].parent
+    before = {p: p.read_bytes() for p in inputs}
+    candidates = [root.joinpath(*layout["out"]), *(root / "links").rglob("*")] if (root / "links").exists() \
+        else [root.joinpath(*layout["out"])]
+    for out in candidates:
+        try:
+            if layout["out_is_dir"]:
+                check_output_dir("--out-dir", out, "the output", {f"input {i}": p for i, p in enumerate(inputs)},
+                                 {"the protected folder": protected})
+            else:
+                check_output("--out", out, "the output", {f"input {i}": p for i, p in enumerate(inputs)},
+                             {"the protected folder": protected})
+        except ConfigError as err:
+            assert "\n" not in str(err) and "Fix:" in str(err)
+            continue
+        # accepted: writing it (a folder: emptied and refilled, as prepare does) destroys no input
+        try:
+            if layout["out_is_dir"]:
+                if out.is_dir():
+                    shutil.rmtree(out) if not out.is_symlink() else out.unlink()
+                elif out.exists() or out.is_symlink():
+                    out.unlink()
+                out.mkdir(parents=True)
+                (out / "written").write_text("output")
+            else:
+                if out.is_dir():
+                    continue  # refused above as a folder; nothing written
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text("output")
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            continue  # the path cannot be made at all: nothing an input was touched
+        assert {p: p.read_bytes() for p in inputs} == before, f"{out} reached an input"
+        assert not out.resolve().is_relative_to(protected.resolve()), f"{out} was written into the protected folder"
