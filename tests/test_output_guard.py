@@ -67,7 +67,9 @@ def test_audit_over_a_raw_file_is_refused(raw, tmp_path, capsys, target):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, tiny_encoder_settings):
     """A prepared toy dataset, its embeddings, two frozen-mode candidates and their choice."""
-    from icda.settings import ModelSettings, Settings, TrainSettings
+    import dataclasses
+
+    from icda.settings import IcdaSettings, ModelSettings, Settings, TrainSettings
     from icda.steps.embed import embed_splits
     from icda.steps.train import train_candidates
 
@@ -79,21 +81,27 @@ def run(tmp_path_factory, tiny_encoder_settings):
                                   frozenset({0}) if split == "test" else None) for i in range(n)],
                         data / f"{split}.jsonl")
     settings = Settings(encoder=tiny_encoder_settings, model=ModelSettings(d_model=16, heads=2, dff=32),
-                        train=TrainSettings(lr=1e-2, batch_size=16, max_epochs=2, patience=2), device="cpu")
+                        train=TrainSettings(lr=1e-2, batch_size=16, max_epochs=2, patience=2), device="cpu",
+                        icda=IcdaSettings(final_choice="rationale_probe"))
     (root / "settings.json").write_text(json.dumps(settings.to_dict()))
     embed_splits({s: data / f"{s}.jsonl" for s in ("train", "dev", "test")}, settings.encoder,
                  root / "embeddings.pt", progress=False)
     train_candidates(settings, data, root / "embeddings.pt", {"seed1": 1, "seed2": 2}, root / "candidates")
+    # the defaults (final_choice: last) do not fit the probe
+    train_candidates(dataclasses.replace(settings, icda=IcdaSettings()), data, root / "embeddings.pt", {"seed3": 3},
+                     root / "default")
     assert main(["select", "--iteration", "0", "--candidates", str(root / "candidates/seed1"),
                  str(root / "candidates/seed2"), "--data-dir", str(data), "--out", str(root / "choice.json")]) in (0, None)
     return root
 
 
 def test_training_records_the_rationale_probe_and_select_carries_it(run):
-    """Frozen mode: every candidate's history holds its rationale probe's dev accuracy, and the
-    choice's candidates carry it (the signal of final_choice: rationale_probe)."""
+    """Frozen mode under final_choice: rationale_probe: every candidate's history holds its
+    rationale probe's dev accuracy, and the choice's candidates carry it; under the defaults
+    (final_choice: last) training fits no probe."""
     history = json.loads((run / "candidates/seed1/history.json").read_text())
     assert 0 <= history["rationale_probe"] <= 1
+    assert json.loads((run / "default/seed3/history.json").read_text())["rationale_probe"] is None
     choice = json.loads((run / "choice.json").read_text())
     by_name = {c["name"]: c["rationale_probe"] for c in choice["candidates"]}
     assert by_name["seed1"] == history["rationale_probe"]

@@ -337,16 +337,10 @@ def test_a_provenance_value_that_is_no_number_is_refused(inputs, capsys):
 # --------------------------------------------------------------------------- 2, 8: the other command lines
 
 SCRIPTS = sorted(p.relative_to(REPO).as_posix() for p in [*REPO.glob("scripts/*.py"), *REPO.glob("benchmarks/*.py")])
-#: benchmarks/loop_diagnostics.py reads sys.argv without argparse (its --help: IndexError), edited elsewhere
-_NO_PARSER = "ArgumentParser" not in (REPO / "benchmarks" / "loop_diagnostics.py").read_text(encoding="utf-8")
-
-
-@pytest.mark.parametrize("script", [
-    pytest.param(s, marks=pytest.mark.xfail(_NO_PARSER, reason="loop_diagnostics.py has no argparse yet", strict=True))
-    if s == "benchmarks/loop_diagnostics.py" else s for s in SCRIPTS])
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_every_script_has_a_help_that_does_no_work(script):
     done = subprocess.run([sys.executable, script, "--help"], cwd=REPO, capture_output=True, text=True,
-                          env=os.environ | {"PYTHONPATH": "."}, timeout=60)
+                          env=os.environ | {"PYTHONPATH": "."}, timeout=300)  # imports torch: slow on busy cores
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("usage:") and "--help" in done.stdout, done.stdout[:500]
 

@@ -253,9 +253,11 @@ def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, in
 
 
 def _rationale_probe(ws: Workspace, train, dev, predictions: dict) -> float | None:
-    """The rationale probe's dev accuracy on the kept model's rationales (frozen mode; None in
-    fine-tuning mode, where no fixed sentence vectors exist): :mod:`icda.rationale_probe`."""
-    if not isinstance(ws.sentences, CachedSentences):
+    """The rationale probe's dev accuracy on the kept model's rationales (:mod:`icda.rationale_probe`),
+    where the run's final choice reads it (``icda.final_choice: rationale_probe``, frozen mode);
+    else None: the defaults do not pay for the fits (``benchmarks/loop_diagnostics.py`` computes
+    the same number from a run's files), and fine-tuning mode has no fixed sentence vectors."""
+    if ws.settings.icda.final_choice != "rationale_probe" or not isinstance(ws.sentences, CachedSentences):
         return None
     table = ws.sentences.vectors.numpy()
     x = {name: rationale_vectors(table, split.ids.numpy(), predictions[name]["positions"])
