@@ -47,7 +47,8 @@ from loop_diagnostics import run_rows  # noqa: E402
 
 from icda.model_selection import Signals, final_iteration  # noqa: E402
 
-FINAL_RULES = ("last", "agreement", "delta_a", "original_dev_loss", "original_dev_accuracy", "rationale_probe")
+FINAL_RULES = ("last", "agreement", "delta_a", "original_dev_loss", "original_dev_accuracy", "rationale_probe",
+               "agreement_guard")
 MAX_ITERS = (6, 8, 10)
 
 

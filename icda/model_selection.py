@@ -287,6 +287,32 @@ def _value(s: Signals, name: str) -> float | None:
     return s.delta_A if name == "delta_a" else getattr(s, name)
 
 
+def agreement_guard(signals: Sequence[Signals]) -> tuple[int, str]:
+    """The iteration a run reports under ``icda.final_choice: agreement_guard`` (departure 29;
+    docs/experiments/loop-guard.md), and why, from the fresh candidates' agreement (fraction of
+    dev documents where two independently trained selectors pick the same sentences; no label or
+    ground truth read):
+
+    - iteration 1's agreement below iteration 0's: the first counterfactual round made the
+      candidates disagree more than MMI's did, the sign of a loop going the wrong way (connect,
+      seeds 126–128: 0.668 → 0.284, then a wrong consensus): MMI, iteration 0;
+    - else the last iteration K, unless K's agreement is below K − 1's: then K − 1.
+
+    A run without recorded agreement (one fresh candidate, or old files) reports its last iteration.
+    """
+    last = signals[-1].iteration
+    agree = {s.iteration: s.agreement for s in signals}
+    if last < 1 or None in (agree.get(0), agree.get(1)):
+        return last, "the last iteration" + ("" if last < 1 else " (no agreement recorded)")
+    if agree[1] < agree[0]:
+        return 0, (f"MMI: the fresh candidates agreed less after the first counterfactual round "
+                   f"({agree[1]:.3f}) than at MMI ({agree[0]:.3f}), the loop went the wrong way")
+    if last >= 2 and agree.get(last - 1) is not None and agree[last] is not None and agree[last] < agree[last - 1]:
+        return last - 1, (f"iteration {last - 1}: the last iteration's candidates agreed less "
+                          f"({agree[last]:.3f}) than the one before ({agree[last - 1]:.3f})")
+    return last, "the last iteration"
+
+
 def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int, str]:
     """The iteration (>= 1) whose selector and augmented dataset are "ICDA", and why.
 
@@ -299,8 +325,10 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
     predict the label best, :mod:`icda.rationale_probe`; departure 29). Ties go to the later
     iteration.
     Iteration 0 (MMI, fitted to the original data with its spurious cue) is never taken, except
-    in a loop that ran no further and under ``"rationale_probe"``, the guard against a loop that
-    made its rationales worse: there MMI is eligible like every other iteration.
+    in a loop that ran no further and under ``"rationale_probe"``, where MMI is eligible like
+    every other iteration. ``"agreement_guard"`` (:func:`agreement_guard`) reports MMI when the
+    first counterfactual round made the fresh candidates disagree, else the last iteration or,
+    when its candidates came apart, the one before.
 
     Raises:
         ValueError: ``final_choice`` is unknown.
@@ -308,6 +336,8 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
     if final_choice not in FINAL_CHOICES:
         raise ValueError(f"final_choice={final_choice!r}: use one of {FINAL_CHOICES}")
     last = signals[-1].iteration
+    if final_choice == "agreement_guard":
+        return agreement_guard(signals)
     eligible = [s for s in signals if s.iteration >= (0 if final_choice == "rationale_probe" else 1)]
     if final_choice == "last" or not eligible:
         return last, "the last iteration"

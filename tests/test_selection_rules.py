@@ -468,6 +468,24 @@ def test_final_choice_rationale_probe_may_take_mmi_and_ties_go_late():
     assert final_iteration(unrecorded, "rationale_probe") == (1, "the last iteration (no rationale_probe recorded)")
 
 
+def test_agreement_guard_reports_mmi_after_a_wrong_first_round_and_steps_back_from_a_split_last():
+    """Known answers from the account runs (docs/experiments/loop-guard.md): connect seeds
+    126–128 (agreement 0.668 → 0.284 → … ) reports MMI; restaurant seeds 129–131 (… 0.897 →
+    0.807 at its last iteration) reports iteration 5; a run whose agreement rose reports its last."""
+    from icda.model_selection import Signals, final_iteration
+
+    def run(agreements):
+        return [Signals(k, None if k == 0 else 0.2, 0.4, 0.8, a) for k, a in enumerate(agreements)]
+
+    k, why = final_iteration(run([0.668, 0.284, 0.807, 0.887, 0.877]), "agreement_guard")
+    assert k == 0 and why.startswith("MMI: the fresh candidates agreed less after the first counterfactual round (0.284)")
+    k, why = final_iteration(run([0.717, 0.761, 0.812, 0.821, 0.798, 0.897, 0.807]), "agreement_guard")
+    assert k == 5 and "(0.807) than the one before (0.897)" in why
+    assert final_iteration(run([0.735, 0.790, 0.813, 0.859, 0.857, 0.837, 0.878]), "agreement_guard") == (6, "the last iteration")
+    assert final_iteration(run([0.5, 0.5]), "agreement_guard") == (1, "the last iteration")  # equal is no fall
+    assert final_iteration([Signals(0, None, 0.4, 0.8), Signals(1, 0.2, 0.4, 0.8)], "agreement_guard")[0] == 1
+
+
 def test_rationale_probe_scores_rationales_by_how_well_they_alone_predict_the_label():
     """A known answer: rationales that carry the label give a probe accuracy of 1, rationales
     that carry noise give chance; vectors are the means of the selected sentences'."""
