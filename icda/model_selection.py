@@ -314,7 +314,7 @@ def agreement_guard(signals: Sequence[Signals]) -> tuple[int, str]:
 
 
 def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int, str]:
-    """The iteration (>= 1) whose selector and augmented dataset are "ICDA", and why.
+    """The iteration whose selector and augmented dataset are "ICDA", and why.
 
     ``final_choice``: ``"last"``; ``"original_dev_loss"``, the lowest loss on the original dev
     set; ``"original_dev_accuracy"``, the highest accuracy there; ``"delta_a"``, the smallest
