@@ -11,6 +11,9 @@ machines with the same numpy (pyproject.toml pins it) and compare the digests:
     python scripts/kernel_digests.py > theirs.json          # there
     diff mine.json theirs.json                              # only "cpu" may differ
 
+A reference is committed: docs/kernel_digests.json, recorded on a 2-core AMD EPYC on 2026-11-27
+with the pinned numpy; ``diff`` against it the same way.
+
 ``--native`` leaves OpenBLAS's core type to OpenBLAS (``ICDA_KERNELS=native``), to see that
 another core type does give other digests.
 """
