@@ -284,7 +284,7 @@ class IcdaSettings:
     stop_delta_a: float = 0.1
     stop_patience: int | None = None
     patience_on: str = "original_dev_loss"
-    final_choice: str = "agreement_guard"
+    final_choice: str = "last"
     counterfactual_classes: dict | None = None
     delta_a_gate: bool = False
     candidate_choice: str = "agreement"
