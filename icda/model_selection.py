@@ -307,7 +307,7 @@ def agreement_guard(signals: Sequence[Signals]) -> tuple[int, str]:
     if agree[1] < agree[0]:
         return 0, (f"MMI: the fresh candidates agreed less after the first counterfactual round "
                    f"({agree[1]:.3f}) than at MMI ({agree[0]:.3f}), the loop went the wrong way")
-    if last >= 2 and agree.get(last - 1) is not None and agree[last] is not None and agree[last] < agree[last - 1]:
+    if last >= 2 and None not in (agree[last - 1], agree[last]) and agree[last] < agree[last - 1]:
         return last - 1, (f"iteration {last - 1}: the last iteration's candidates agreed less "
                           f"({agree[last]:.3f}) than the one before ({agree[last - 1]:.3f})")
     return last, "the last iteration"

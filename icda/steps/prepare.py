@@ -130,7 +130,7 @@ def raw_inputs(name: str, spec: dict, data_dir: str | Path, responses: str | Pat
         if spec["source"] == "files" and spec[split] is not None:
             inputs[f"the raw {split} file"] = Path(data_dir) / spec[split]
             if (spec["test_format"] if split == "test" else spec["format"]) == "eraser":
-                inputs[f"the {split} split's ERASER documents"] = Path(data_dir) / spec[split] / ".." / "docs"
+                inputs[f"the {split} split's ERASER documents"] = (Path(data_dir) / spec[split]).parent / "docs"
     if spec["source"] == "llm":
         inputs["the LLM responses"] = Path(responses) if responses is not None else responses_path(name)
     return inputs
