@@ -236,3 +236,21 @@ def test_eraser_evidence_text_is_checked_against_its_token_offsets(tmp_path):
     with pytest.raises(DataError, match=r"test.jsonl:2: annotation a2: an evidence's text 'we left' is not the "
                                         r"text of its tokens \[10, 12\)"):
         read_splits("movies", spec, tmp_path)
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(lengths=st.lists(st.integers(1, 6), min_size=1, max_size=8), data=st.data())
+def test_a_token_span_marks_exactly_the_sentences_it_touches(lengths, data):
+    """Property (issue 56, ERASER's token-only evidence): for any document and any non-empty
+    token span inside it, the sentences returned are the ones holding at least one of its tokens."""
+    from icda.data.eraser_files import _token_sentences
+
+    doc = [[f"t{s}_{i}" for i in range(n)] for s, n in enumerate(lengths)]
+    total = sum(lengths)
+    start = data.draw(st.integers(0, total - 1))
+    end = data.draw(st.integers(start + 1, total))
+    owner = [s for s, n in enumerate(lengths) for _ in range(n)]
+    first, last = _token_sentences(doc, (start, end))
+    assert list(range(first, last)) == sorted(set(owner[start:end]))
