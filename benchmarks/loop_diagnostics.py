@@ -9,13 +9,18 @@ Per run and iteration, read from the run's own files:
 - ``agree``: the fresh candidates' mean pairwise agreement on dev (share of documents where two
   pick the same positions); ``by agree``: the dev precision of the candidate that agrees most
   with the other fresh candidates (what ``candidate_choice: agreement`` takes, degeneration aside);
+  ``pairs``: the agreement (%) of each pair of fresh candidates, in the order of ``fresh``
+  (1-2, 1-3, 2-3 for three), which shows a single candidate turning away from the others;
 - ``probe``: the rationale probe's dev accuracy (%) on the chosen selector's rationales
   (:mod:`icda.rationale_probe`, ground-truth-free; recomputed from the run's files: the frozen
   vectors, the prepared splits and the chosen candidate's predictions);
 - ``pool``: the precision (%) of the train pools A_c (``pool_by_class``: of each class's pool) (the counterfactual sentences are drawn
   uniformly from them), ``swap``: of the rationale positions that the counterfactuals replace;
   ``pool (other)`` and ``swap (other)``: the same for the pools the other ``pool_source`` would
-  have built from the same candidates (:func:`icda.counterfactual.build_plan` replayed).
+  have built from the same candidates (:func:`icda.counterfactual.build_plan` replayed);
+  ``pool per class if chosen``: for each fresh candidate, the precision of each class's pool had
+  the loop chosen that candidate (its confidences pick the pool's documents, its rationales break
+  the vote's ties).
 
 Ground truth is the prepared splits' ``rationale`` field (restaurant and connect: keywords;
 synthetic: the aspect sentence); datasets without it show "-".
@@ -105,8 +110,8 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
            "by_loss": dev.precision(dev_sel[lowest]),
            "fresh": [dev.precision(dev_sel[n]) for n in fresh],
            "vote": dev.precision(majority_vote([dev_sel[n] for n in fresh], dev_sel[chosen])),
-           "agree": statistics.mean(agreement(dev_sel[a], dev_sel[b]) for a, b in itertools.combinations(fresh, 2))
-           if len(fresh) > 1 else None}
+           "pairs": [agreement(dev_sel[a], dev_sel[b]) for a, b in itertools.combinations(fresh, 2)]}
+    row["agree"] = statistics.mean(row["pairs"]) if row["pairs"] else None
     row["probe"] = None if probe is None else probe.accuracy(preds[chosen])
     row |= {key: choice["chosen"].get(key) for key in ("delta_A", "original_dev_loss", "original_dev_accuracy")}
     if len(fresh) > 1:
@@ -119,6 +124,7 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
         row["pool_by_class"] = {c: splits["train"].precision([[p] for _, p in refs], [d for d, _ in refs])
                                 for c, refs in sorted(plan["pools"].items())}
         row["pool_other"], row["swap_other"] = replay_plan(preds, chosen, fresh, splits["train"], icda, labels)
+        row["pool_if_chosen"] = [pools_if_chosen(preds, f, fresh, splits["train"], icda, labels) for f in fresh]
     return row
 
 
@@ -127,15 +133,26 @@ def plan_precision(pools: dict, kept: list[int], positions: list[list[int]], tra
     return train.precision([[p] for _, p in refs], [d for d, _ in refs]), train.precision(positions, kept)
 
 
+def _plan(preds: dict, chosen: str, fresh: list[str], icda: dict, labels: list[int], vote: bool):
+    """The counterfactual plan had ``chosen`` been the chosen candidate: its confidences pick the
+    pools' documents, its rationales (or, with ``vote``, the fresh candidates' vote, ties to its)."""
+    own = preds[chosen]["train"]
+    positions = majority_vote([preds[f]["train"]["positions"] for f in fresh], own["positions"]) if vote else own["positions"]
+    plan, _ = build_plan(labels, own.get("probabilities") or own["prob_positive"], positions, icda["pool_fraction"],
+                         icda["pool_base"])
+    return plan
+
+
 def replay_plan(preds: dict, chosen: str, fresh: list[str], train: Split, icda: dict, labels: list[int]) -> tuple:
     """Pool and swap precision of the plan the other pool_source would have built."""
-    own = preds[chosen]["train"]
-    vote_used = icda.get("pool_source", "chosen") == "vote"
-    positions = own["positions"] if vote_used else majority_vote([preds[f]["train"]["positions"] for f in fresh],
-                                                                 own["positions"])
-    probabilities = own.get("probabilities") or own["prob_positive"]
-    plan, _ = build_plan(labels, probabilities, positions, icda["pool_fraction"], icda["pool_base"])
+    plan = _plan(preds, chosen, fresh, icda, labels, vote=icda.get("pool_source", "chosen") != "vote")
     return plan_precision(plan.pools, plan.kept, plan.positions, train)
+
+
+def pools_if_chosen(preds: dict, chosen: str, fresh: list[str], train: Split, icda: dict, labels: list[int]) -> list:
+    """Each class's pool precision had ``chosen`` been the chosen candidate (the run's pool_source)."""
+    plan = _plan(preds, chosen, fresh, icda, labels, vote=icda.get("pool_source", "chosen") == "vote")
+    return [train.precision([[p] for _, p in refs], [d for d, _ in refs]) for _, refs in sorted(plan.pools.items())]
 
 
 def run_rows(run: Path) -> list[dict]:
@@ -163,18 +180,20 @@ def _g(v) -> str:
 
 
 def diagnostics_table(runs: list[Path]) -> str:
-    lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | probe | ΔA | dev loss "
-             "| dev acc | pool | pool per class | swap | pool (other) | swap (other) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | pairs | probe | ΔA | dev loss "
+             "| dev acc | pool | pool per class | swap | pool (other) | swap (other) | pool per class if chosen |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         name = f"{run.parents[2].name}/{run.parent.name}/{run.name}"
         for r in run_rows(run):
             lines.append(f"| {name} | {r['k']} | {r['chosen']} | {_f(r['dev'])} | {' '.join(_f(v) for v in r['fresh'])}"
-                         f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} | {_f(r['probe'])} "
+                         f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} "
+                         f"| {' '.join(_f(100 * v) for v in r['pairs'])} | {_f(r['probe'])} "
                          f"| {_f(r['delta_A'] and 100 * r['delta_A'])} | {_g(r['original_dev_loss'])} "
                          f"| {_f(r['original_dev_accuracy'] and 100 * r['original_dev_accuracy'])} | {_f(r.get('pool'))} "
                          f"| {' / '.join(_f(v) for v in (r.get('pool_by_class') or {}).values())} | {_f(r.get('swap'))} "
-                         f"| {_f(r.get('pool_other'))} | {_f(r.get('swap_other'))} |")
+                         f"| {_f(r.get('pool_other'))} | {_f(r.get('swap_other'))} "
+                         f"| {'; '.join(' / '.join(_f(v) for v in pools) for pools in r.get('pool_if_chosen') or [])} |")
     return "\n".join(lines)
 
 
