@@ -20,7 +20,9 @@ Per run and iteration, read from the run's own files:
   have built from the same candidates (:func:`icda.counterfactual.build_plan` replayed);
   ``pool per class if chosen``: for each fresh candidate, the precision of each class's pool had
   the loop chosen that candidate (its confidences pick the pool's documents, its rationales break
-  the vote's ties).
+  the vote's ties); ``averaged``: each class's pool had the pools' documents been picked by the
+  fresh candidates' averaged confidences instead of the chosen one's (the chosen one's rationales
+  or the vote as the run's ``pool_source`` says).
 
 Ground truth is the prepared splits' ``rationale`` field (restaurant and connect: keywords;
 synthetic: the aspect sentence); datasets without it show "-".
@@ -125,6 +127,7 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
                                 for c, refs in sorted(plan["pools"].items())}
         row["pool_other"], row["swap_other"] = replay_plan(preds, chosen, fresh, splits["train"], icda, labels)
         row["pool_if_chosen"] = [pools_if_chosen(preds, f, fresh, splits["train"], icda, labels) for f in fresh]
+        row["pool_averaged"] = pools_if_chosen(preds, chosen, fresh, splits["train"], icda, labels, averaged=True)
     return row
 
 
@@ -133,13 +136,18 @@ def plan_precision(pools: dict, kept: list[int], positions: list[list[int]], tra
     return train.precision([[p] for _, p in refs], [d for d, _ in refs]), train.precision(positions, kept)
 
 
-def _plan(preds: dict, chosen: str, fresh: list[str], icda: dict, labels: list[int], vote: bool):
-    """The counterfactual plan had ``chosen`` been the chosen candidate: its confidences pick the
-    pools' documents, its rationales (or, with ``vote``, the fresh candidates' vote, ties to its)."""
+def _plan(preds: dict, chosen: str, fresh: list[str], icda: dict, labels: list[int], vote: bool,
+          averaged: bool = False):
+    """The counterfactual plan had ``chosen`` been the chosen candidate: its confidences (with
+    ``averaged``, the fresh candidates' mean) pick the pools' documents, its rationales (with
+    ``vote``, the fresh candidates' vote, ties to its) are swapped."""
+    def confidences(name):
+        return preds[name]["train"].get("probabilities") or preds[name]["train"]["prob_positive"]
     own = preds[chosen]["train"]
     positions = majority_vote([preds[f]["train"]["positions"] for f in fresh], own["positions"]) if vote else own["positions"]
-    plan, _ = build_plan(labels, own.get("probabilities") or own["prob_positive"], positions, icda["pool_fraction"],
-                         icda["pool_base"])
+    probabilities = np.mean([np.asarray(confidences(f), dtype=float) for f in fresh], axis=0).tolist() if averaged \
+        else confidences(chosen)
+    plan, _ = build_plan(labels, probabilities, positions, icda["pool_fraction"], icda["pool_base"])
     return plan
 
 
@@ -149,9 +157,11 @@ def replay_plan(preds: dict, chosen: str, fresh: list[str], train: Split, icda: 
     return plan_precision(plan.pools, plan.kept, plan.positions, train)
 
 
-def pools_if_chosen(preds: dict, chosen: str, fresh: list[str], train: Split, icda: dict, labels: list[int]) -> list:
-    """Each class's pool precision had ``chosen`` been the chosen candidate (the run's pool_source)."""
-    plan = _plan(preds, chosen, fresh, icda, labels, vote=icda.get("pool_source", "chosen") == "vote")
+def pools_if_chosen(preds: dict, chosen: str, fresh: list[str], train: Split, icda: dict, labels: list[int],
+                    averaged: bool = False) -> list:
+    """Each class's pool precision had ``chosen`` been the chosen candidate (the run's pool_source;
+    ``averaged``: the pools' documents picked by the fresh candidates' mean confidences)."""
+    plan = _plan(preds, chosen, fresh, icda, labels, vote=icda.get("pool_source", "chosen") == "vote", averaged=averaged)
     return [train.precision([[p] for _, p in refs], [d for d, _ in refs]) for _, refs in sorted(plan.pools.items())]
 
 
@@ -181,8 +191,8 @@ def _g(v) -> str:
 
 def diagnostics_table(runs: list[Path]) -> str:
     lines = ["| run | k | chosen | dev (chosen) | dev (fresh) | dev (vote) | by agree | agree | pairs | probe | ΔA | dev loss "
-             "| dev acc | pool | pool per class | swap | pool (other) | swap (other) | pool per class if chosen |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| dev acc | pool | pool per class | swap | pool (other) | swap (other) | pool per class if chosen | averaged |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         name = f"{run.parents[2].name}/{run.parent.name}/{run.name}"
         for r in run_rows(run):
@@ -193,7 +203,8 @@ def diagnostics_table(runs: list[Path]) -> str:
                          f"| {_f(r['original_dev_accuracy'] and 100 * r['original_dev_accuracy'])} | {_f(r.get('pool'))} "
                          f"| {' / '.join(_f(v) for v in (r.get('pool_by_class') or {}).values())} | {_f(r.get('swap'))} "
                          f"| {_f(r.get('pool_other'))} | {_f(r.get('swap_other'))} "
-                         f"| {'; '.join(' / '.join(_f(v) for v in pools) for pools in r.get('pool_if_chosen') or [])} |")
+                         f"| {'; '.join(' / '.join(_f(v) for v in pools) for pools in r.get('pool_if_chosen') or [])} "
+                         f"| {' / '.join(_f(v) for v in r.get('pool_averaged') or [])} |")
     return "\n".join(lines)
 
 
