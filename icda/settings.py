@@ -234,6 +234,8 @@ CANDIDATE_CHOICES = ("loss", "agreement")
 #: ``icda.final_selector``: the selector an iteration k >= 1 reports (:func:`icda.model_selection.ensemble_window`)
 FINAL_SELECTORS = ("chosen", "ensemble")
 POOL_SOURCES = ("chosen", "vote")
+#: ``icda.pool_confidence``: whose class probabilities pick the pools' documents (:func:`icda.steps.pools.make_pools`)
+POOL_CONFIDENCES = ("chosen", "mean")
 #: ``icda.patience_on``: the signal ``icda.stop_patience`` watches (lower is better)
 PATIENCE_SIGNALS = ("original_dev_loss", "delta_a")
 
@@ -263,7 +265,10 @@ class IcdaSettings:
     iteration 1, the candidate that agrees most with the other fresh candidates;
     :func:`icda.model_selection.choose`). ``pool_source``: whose rationales the pools and swaps
     take, ``"chosen"`` (the chosen selector's, the paper) or ``"vote"`` (the fresh candidates'
-    majority vote, :func:`icda.steps.pools.make_pools`). ``warm_start``: from iteration 1, also
+    majority vote, :func:`icda.steps.pools.make_pools`). ``pool_confidence``: whose class
+    probabilities decide which documents are correct, kept and most confident, ``"chosen"`` (the
+    chosen selector's, the paper) or ``"mean"`` (the fresh candidates' mean; an option, not the
+    default: docs/experiments/loop-guard.md). ``warm_start``: from iteration 1, also
     train a candidate initialised with the previous iteration's chosen selector (the paper); off
     (the default, departure 26), every candidate is fresh (``stop_rule`` ``"paper"`` needs it).
     ``final_selector``: the selector an iteration k >= 1 reports (its evaluation, ERASER export
@@ -289,6 +294,7 @@ class IcdaSettings:
     delta_a_gate: bool = False
     candidate_choice: str = "agreement"
     pool_source: str = "vote"
+    pool_confidence: str = "chosen"
     warm_start: bool = False
     final_selector: str = "chosen"
 
@@ -316,7 +322,8 @@ class IcdaSettings:
     def validate(self, where: str = "icda") -> None:
         for name, allowed in (("stop_rule", STOP_RULES), ("final_choice", FINAL_CHOICES),
                               ("patience_on", PATIENCE_SIGNALS), ("candidate_choice", CANDIDATE_CHOICES),
-                              ("pool_source", POOL_SOURCES), ("final_selector", FINAL_SELECTORS)):
+                              ("pool_source", POOL_SOURCES), ("pool_confidence", POOL_CONFIDENCES),
+                              ("final_selector", FINAL_SELECTORS)):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if not 0 <= self.stop_delta_a <= 1:

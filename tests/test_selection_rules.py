@@ -534,3 +534,38 @@ def test_paper_stop_rule_needs_the_warm_start():
     IcdaSettings(stop_rule="rationales", warm_start=False).validate()
     with pytest.raises(ConfigError, match=r"icda.stop_rule='paper'.*warm_start is off\. Fix: set warm_start: true"):
         IcdaSettings(stop_rule="paper", warm_start=False).validate()
+
+
+def test_pool_confidence_mean_picks_the_pools_documents_by_the_fresh_candidates_mean(tmp_path):
+    """pool_confidence="mean": which documents fill a class's pool follows the fresh candidates'
+    mean class probability, so one candidate's confident mistake cannot fill it alone; "chosen"
+    (the paper) follows the chosen candidate's. Pool share 1/4 of a class's 4 documents: one each."""
+    from icda.data.document import Document, write_documents
+    from icda.records import CandidateScore, Choice, Predictions, SplitPredictions
+    from icda.steps.pools import make_pools
+
+    data = tmp_path / "data"
+    for split in ("train", "dev"):
+        write_documents([Document(f"{split}-{i}", i % 2, ("a.", "b.", "c.")) for i in range(8)], data / f"{split}.jsonl")
+    # P(y=1) of documents 0..7 (labels 0,1,0,1,...): seed1 is surest of 0 and 1, seed2 of 2 and 3
+    probs = {"seed1": [0.01, 0.99, 0.40, 0.60, 0.40, 0.60, 0.40, 0.60],
+             "seed2": [0.45, 0.55, 0.01, 0.99, 0.30, 0.80, 0.30, 0.80]}
+    scores = []
+    for seed, (name, p) in enumerate(probs.items(), 1):
+        split = SplitPredictions(prob_positive=p, positions=[[i % 3] for i in range(8)])
+        Predictions(train=split, dev=split).write(tmp_path / name / "predictions.json")
+        scores.append(CandidateScore(name=name, candidate_dir=str(tmp_path / name), warm_start=False, seed=seed,
+                                     dev_loss=0.1, original_dev_loss=0.1, dev_accuracy=1.0, degenerate=False,
+                                     best_epoch=0, delta_A=None, score=0.1))
+    Choice(iteration=1, candidate_loss="original_dev", previous_delta_A=None, chosen=scores[0],
+           candidates=scores).write(tmp_path / "choice.json")
+    chosen = make_pools(tmp_path / "choice.json", data, 0.25, "class", pool_source="chosen")
+    mean = make_pools(tmp_path / "choice.json", data, 0.25, "class", pool_source="chosen", pool_confidence="mean")
+    assert {c: [d for d, _ in refs] for c, refs in chosen.train.plan.pools.items()} == {0: [0], 1: [1]}
+    # means: class 0 documents 0.23, 0.205, 0.35, 0.35 -> 2; class 1 0.77, 0.795, 0.70, 0.70 -> 3
+    assert {c: [d for d, _ in refs] for c, refs in mean.train.plan.pools.items()} == {0: [2], 1: [3]}
+    assert mean.train.plan.positions == chosen.train.plan.positions  # the rationales stay the chosen one's
+    from icda.errors import ConfigError
+    from icda.settings import IcdaSettings
+    with pytest.raises(ConfigError, match=r"icda.pool_confidence='vote': use one of \['chosen', 'mean'\]"):
+        IcdaSettings(pool_confidence="vote").validate()

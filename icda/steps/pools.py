@@ -1,7 +1,8 @@
 """``python -m icda pools``: kept originals and rationale pools from the chosen model.
 
 Pool share and base: icda.pool_fraction and icda.pool_base of the settings; whose rationales:
-icda.pool_source (chosen or vote); the classes a counterfactual may take:
+icda.pool_source (chosen or vote); whose confidences pick the pools' documents: icda.pool_confidence
+(chosen or mean); the classes a counterfactual may take:
 icda.counterfactual_classes.
 
 The pools step: an iteration's choice.json (the chosen candidate's predictions.json) and the
@@ -15,6 +16,8 @@ import argparse
 import logging
 from pathlib import Path
 
+import numpy as np
+
 from icda.counterfactual import build_plan
 from icda.data.document import read_split
 from icda.model_selection import majority_vote
@@ -26,7 +29,7 @@ log = logging.getLogger(__name__)
 
 def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
                targets: dict[int, list[int]] | None = None, pool_source: str = "chosen",
-               pool_min: int = 0) -> Pools:
+               pool_min: int = 0, pool_confidence: str = "chosen") -> Pools:
     """The pools step on files: :func:`~icda.counterfactual.build_plan` of the original train and dev splits (in
     ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
     plans' :attr:`~icda.records.AugmentationPlan.targets`).
@@ -34,7 +37,9 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     ``pool_source="vote"``: the rationale positions (of the pools and of the kept documents'
     swapped slots) are the majority vote of the iteration's fresh candidates
     (:func:`~icda.model_selection.majority_vote`, ties to the chosen candidate's); which documents
-    are correct, kept and most confident still follows the chosen candidate's class probabilities.
+    are correct, kept and most confident still follows the chosen candidate's class probabilities,
+    or with ``pool_confidence="mean"`` the mean of the fresh candidates' (a few confident mistakes
+    of one candidate then cannot fill a class's pool alone; docs/experiments/loop-guard.md).
     Independently trained selectors agree on the sentence that carries the label more often than on
     a spurious one, so the vote's pools hold fewer wrong sentences (docs/experiments/robust-icda.md).
     ``pool_min`` is a floor on the training split's pools only (the dev counterfactuals, drawn once
@@ -49,14 +54,18 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     documents = {split: read_split(data_dir, split) for split in ("train", "dev")}
     sizes = {split: [len(d.sentences) for d in docs] for split, docs in documents.items()}
     predictions = chosen.predictions(sizes)
-    fresh = chosen.fresh_predictions(sizes) if pool_source == "vote" else []
+    fresh = chosen.fresh_predictions(sizes) if pool_source == "vote" or pool_confidence == "mean" else []
     splits = {}
     for split, docs in documents.items():
         predicted = getattr(predictions, split)
         positions = predicted.positions
-        if fresh:
+        if pool_source == "vote" and fresh:
             positions = majority_vote([getattr(p, split).positions for p in fresh], positions)
-        plan, stats = build_plan([d.label for d in docs], predicted.class_probabilities, positions,
+        probabilities = predicted.class_probabilities
+        if pool_confidence == "mean" and fresh:
+            probabilities = np.mean([np.asarray(getattr(p, split).class_probabilities, dtype=np.float64) for p in fresh],
+                                    axis=0)
+        plan, stats = build_plan([d.label for d in docs], probabilities, positions,
                                  pool_fraction, pool_base, targets, pool_min if split == "train" else 0)
         splits[split] = SplitPools(stats=stats, plan=plan, pool_sentences={
             str(c): [docs[d].sentences[p] for d, p in refs] for c, refs in plan.pools.items()})
@@ -84,4 +93,5 @@ def run(args: argparse.Namespace) -> None:
     settings = Settings.load(args.settings)
     icda = settings.icda
     make_pools(args.choice, args.data_dir, icda.pool_fraction, icda.pool_base,
-               icda.counterfactual_targets(settings.model.n_classes), icda.pool_source, icda.pool_min).write(args.out)
+               icda.counterfactual_targets(settings.model.n_classes), icda.pool_source, icda.pool_min,
+               icda.pool_confidence).write(args.out)
