@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 
 from icda.errors import ConfigError, DataError
 
@@ -236,9 +237,6 @@ def test_eraser_evidence_text_is_checked_against_its_token_offsets(tmp_path):
     with pytest.raises(DataError, match=r"test.jsonl:2: annotation a2: an evidence's text 'we left' is not the "
                                         r"text of its tokens \[10, 12\)"):
         read_splits("movies", spec, tmp_path)
-
-
-from hypothesis import given, strategies as st  # noqa: E402
 
 
 @given(lengths=st.lists(st.integers(1, 6), min_size=1, max_size=8), data=st.data())
