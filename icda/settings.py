@@ -267,8 +267,8 @@ class IcdaSettings:
     take, ``"chosen"`` (the chosen selector's, the paper) or ``"vote"`` (the fresh candidates'
     majority vote, :func:`icda.steps.pools.make_pools`). ``pool_confidence``: whose class
     probabilities decide which documents are correct, kept and most confident, ``"chosen"`` (the
-    chosen selector's, the paper) or ``"mean"`` (the fresh candidates' mean; an option, not the
-    default: docs/experiments/loop-guard.md). ``warm_start``: from iteration 1, also
+    chosen selector's, the paper) or ``"mean"`` (the fresh candidates' mean; an option, measured and
+    not taken: docs/experiments/loop-guard.md). ``warm_start``: from iteration 1, also
     train a candidate initialised with the previous iteration's chosen selector (the paper); off
     (the default, departure 26), every candidate is fresh (``stop_rule`` ``"paper"`` needs it).
     ``final_selector``: the selector an iteration k >= 1 reports (its evaluation, ERASER export
