@@ -99,8 +99,8 @@ def run_signals(run: Path) -> list[dict]:
     return rows
 
 
-def _f(v, scale: float = 1.0, digits: int = 1) -> str:
-    return "-" if v is None else f"{scale * v:.{digits}f}"
+def _f(v, digits: int = 1) -> str:
+    return "-" if v is None else f"{v:.{digits}f}"
 
 
 def signals_table(runs: list[Path]) -> str:
