@@ -30,7 +30,7 @@ from icda.data.document import Document, read_split
 from icda.eraser_metrics import faithfulness
 from icda.loading import load_settings, open_workspace
 from icda.metrics import rationale_metrics
-from icda.records import PAD
+from icda.records import PAD, Choice
 from icda.train import predict
 
 
@@ -62,15 +62,14 @@ def iteration_signals(run: Path, k: int, workspace, dev_ids) -> dict | None:
     choice_path = run / f"iter{k}" / "choice.json"
     if not choice_path.exists():
         return None
-    chosen = json.loads(choice_path.read_text())["chosen"]
-    folder = Path(chosen["candidate_dir"])
-    folder = folder if folder.is_absolute() else run.parents[2] / folder
-    model = workspace.load_model(folder / "model.pt")
+    choice = Choice.read(choice_path)
+    model_path = choice.model_path if choice.model_path.is_absolute() else run.parents[2] / choice.model_path
+    model = workspace.load_model(model_path)
     full = predict(model, dev_ids.ids)
     predicted = full.predicted
     p_full = full.probabilities[np.arange(len(predicted)), predicted]
     dev_docs = dev_ids.documents
-    row = {"k": k, "chosen": chosen["name"],
+    row = {"k": k, "chosen": choice.chosen.name,
            "comp": faithfulness(p_full, _class_probability(model, _reduced(dev_ids.ids, full.positions, False), predicted)),
            "suff": faithfulness(p_full, _class_probability(model, _reduced(dev_ids.ids, full.positions, True), predicted))}
     precision = rationale_metrics(full.positions, [d.rationale for d in dev_docs],
