@@ -4,9 +4,9 @@ Per run and iteration k, of the iteration's chosen selector (``choice.json``), o
 dev split and the previous iteration's counterfactuals:
 
 - ``comp``, ``suff``: ERASER's comprehensiveness and sufficiency on dev with the predicted class
-  (:func:`icda.eraser_metrics.faithfulness`; paper section 4, "Faithfulness"): the mean drop of the
-  predicted class's probability when the rationale is removed (higher: the rationale mattered) or
-  kept alone (lower: the rationale suffices), as ``export-eraser`` computes them;
+  (:func:`icda.eraser_metrics.faithfulness` of :func:`icda.steps.eraser.predict_eraser`'s scores, as
+  ``export-eraser`` computes them): the mean drop of the predicted class's probability when the
+  rationale is removed (higher: the rationale mattered) or kept alone (lower: it suffices);
 - ``taken``: the share (%) of iteration k − 1's training counterfactuals
   (``iter<k-1>/augmented/train.jsonl``) whose swapped-in sentence the selector picks (k ≥ 1): a
   model trained on them that picks what was swapped in reads the counterfactual sentence as the
@@ -30,32 +30,9 @@ from icda.data.document import Document, read_split
 from icda.eraser_metrics import faithfulness
 from icda.loading import load_settings, open_workspace
 from icda.metrics import rationale_metrics
-from icda.records import PAD, Choice
+from icda.records import Choice
+from icda.steps.eraser import predict_eraser, tokenize
 from icda.train import predict
-
-
-def _reduced(ids: torch.Tensor, positions: list[list[int]], keep: bool) -> torch.Tensor:
-    """ids [D, N] with each row's ``positions`` kept alone (``keep``) or removed, left-packed."""
-    rows = torch.full_like(ids, PAD)
-    for d, selected in enumerate(positions):
-        real = [i for i in range(ids.shape[1]) if ids[d, i] != PAD]
-        kept = [i for i in real if (i in selected) == keep]
-        rows[d, : len(kept)] = ids[d, kept]
-    return rows
-
-
-def _class_probability(model, ids: torch.Tensor, classes: np.ndarray) -> np.ndarray:
-    """P(classes[d]) [D] of each row; a row with no sentence gets the classifier's empty logits."""
-    out = np.zeros(len(ids))
-    filled = [d for d in range(len(ids)) if (ids[d] != PAD).any()]
-    if filled:
-        out[filled] = predict(model, ids[filled]).probabilities[np.arange(len(filled)), classes[filled]]
-    empty = [d for d in range(len(ids)) if d not in set(filled)]
-    if empty:
-        with torch.no_grad():
-            p = torch.softmax(model.empty_logits().float(), dim=-1)[0].numpy()
-        out[empty] = p[classes[empty]]
-    return out
 
 
 def iteration_signals(run: Path, k: int, workspace, dev_ids) -> dict | None:
@@ -65,14 +42,18 @@ def iteration_signals(run: Path, k: int, workspace, dev_ids) -> dict | None:
     choice = Choice.read(choice_path)
     model_path = choice.model_path if choice.model_path.is_absolute() else run.parents[2] / choice.model_path
     model = workspace.load_model(model_path)
-    full = predict(model, dev_ids.ids)
-    predicted = full.predicted
-    p_full = full.probabilities[np.arange(len(predicted)), predicted]
     dev_docs = dev_ids.documents
+    tokens = {d.id: [tokenize(sentence) for sentence in d.sentences] for d in dev_docs}
+    lines, positions = predict_eraser(model, dev_ids.ids, dev_docs, tokens, thresholds=())
+
+    def predicted_class(field: str) -> list[float]:
+        return [r[field][r["classification"]] for r in lines]
+
+    full = predicted_class("classification_scores")
     row = {"k": k, "chosen": choice.chosen.name,
-           "comp": faithfulness(p_full, _class_probability(model, _reduced(dev_ids.ids, full.positions, False), predicted)),
-           "suff": faithfulness(p_full, _class_probability(model, _reduced(dev_ids.ids, full.positions, True), predicted))}
-    precision = rationale_metrics(full.positions, [d.rationale for d in dev_docs],
+           "comp": faithfulness(full, predicted_class("comprehensiveness_classification_scores")),
+           "suff": faithfulness(full, predicted_class("sufficiency_classification_scores"))}
+    precision = rationale_metrics(positions, [d.rationale for d in dev_docs],
                                   [len(d.sentences) for d in dev_docs])["precision"]
     row["dev"] = None if precision is None else 100 * precision
     augmented = run / f"iter{k - 1}" / "augmented" / "train.jsonl"
@@ -86,6 +67,15 @@ def iteration_signals(run: Path, k: int, workspace, dev_ids) -> dict | None:
 
 
 def run_signals(run: Path) -> list[dict]:
+    """Every iteration's signals of one run folder.
+
+    Raises:
+        FileNotFoundError: ``run`` holds no ``iter0/choice.json`` (not a run folder, or a run not
+            started).
+    """
+    if not (run / "iter0" / "choice.json").exists():
+        raise FileNotFoundError(f"{run}: no iter0/choice.json; pass run folders such as "
+                                "<results>/<dataset>/run1 of a run that has finished its first iteration")
     dataset = run.parent
     settings = load_settings(dataset / "settings.json", threads=1)
     workspace = open_workspace(settings, dataset / "data", dataset / "embeddings.pt")
@@ -117,4 +107,7 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", type=Path, help="run folders (<results>/<dataset>/run<N>)")
-    print(signals_table(parser.parse_args().runs))
+    try:
+        print(signals_table(parser.parse_args().runs))
+    except FileNotFoundError as exc:
+        parser.error(str(exc))
