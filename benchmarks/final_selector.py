@@ -61,7 +61,10 @@ from icda.model_selection import ensemble_window, majority_vote  # noqa: E402
 from icda.records import Choice  # noqa: E402
 from icda.train import predict, trim  # noqa: E402
 
-SELECTORS = ("chosen", "vote", "mean_scores", "mean_scores_fresh", "mean_scores_last3", "ensemble")
+SELECTORS = ("chosen", "vote", "mean_scores", "mean_scores_fresh", "candidates", "mean_scores_last3", "ensemble")
+#: the selectors ``icda.final_selector`` offers, replayed at every iteration (their curves)
+WINDOWED = ("candidates", "ensemble")
+CURVES = ("chosen", *WINDOWED)
 
 
 def selector_distribution(ws: Workspace, model: Path, ids: torch.Tensor, batch_size: int = 512) -> torch.Tensor:
@@ -120,12 +123,16 @@ def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_
               for p in iterations[1:][-3:] or iterations[-1:]]
     if any(w is None for w in window):
         return None
-    reported, curve = Choice.read(iterations[0].parent / "choice.json"), [split.precision(mmi)]
+    curves = {name: [split.precision(mmi)] for name in CURVES}
+    reported = dict.fromkeys(WINDOWED, Choice.read(iterations[0].parent / "choice.json"))
     for p in iterations[1:]:
         current = Choice.read(p.parent / "choice.json")
-        reported = dataclasses.replace(current, ensemble=ensemble_window(current, reported))
-        ensemble = predict(ws.load_models([_folder(run, str(m)) for m in reported.reported_models]), ids).positions
-        curve.append(split.precision(ensemble))
+        curves["chosen"].append(split.precision(json.loads(
+            (_folder(run, current.chosen.candidate_dir) / "predictions.json").read_text())[split_name]["positions"]))
+        for name in WINDOWED:
+            reported[name] = dataclasses.replace(current, ensemble=ensemble_window(current, reported[name], name))
+            models = ws.load_models([_folder(run, str(m)) for m in reported[name].reported_models])
+            curves[name].append(split.precision(predict(models, ids).positions))
     distributions = window[-1]
     last3 = [d for w in window for d in w.values()]
     members = list(distributions)
@@ -136,10 +143,12 @@ def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_
         "mean_scores": split.precision(top_k(sum(distributions[n] for n in members) / len(members), k)),
         "mean_scores_fresh": split.precision(top_k(sum(distributions[n] for n in fresh) / len(fresh), k)),
         "mean_scores_last3": split.precision(top_k(sum(last3) / len(last3), k)),
-        "ensemble": split.precision(ensemble),
+        "candidates": curves["candidates"][-1],
+        "ensemble": curves["ensemble"][-1],
         "chosen (replayed)": split.precision(top_k(distributions[chosen], k)),
         "mmi": split.precision(mmi),
-        "curve": curve,
+        "curve": curves["ensemble"],
+        "curves": curves,
         "path": run.parents[2].name,
         "seeds": [c.seed for c in Choice.read(iterations[0].parent / "choice.json").candidates],
         "icda_iteration": len(iterations) - 1,
@@ -195,11 +204,29 @@ def replay(results: list[Path], split_name: str = "dev") -> dict[str, list[dict[
     return table
 
 
+def failure_modes(table: dict[str, list[dict]]) -> str:
+    """Per dataset and per selector of ``icda.final_selector``, from the selector's own curve: the
+    last iteration's gain over the run's MMI (mean, worst run), the runs whose last iteration is
+    below their MMI, and those more than 3 points below the curve's best iteration
+    (docs/experiments/iteration-candidates.md's criterion)."""
+    lines = ["| dataset | selector | runs | mean | lowest | mean gain | worst gain | < MMI | > 3 below best |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for dataset, rows in sorted(table.items()):
+        for name in CURVES:
+            last = [r["curves"][name][-1] for r in rows]
+            gains = [v - r["mmi"] for v, r in zip(last, rows)]
+            lines.append(f"| {dataset} | {name} | {len(rows)} | {statistics.mean(last):.2f} | {min(last):.1f} "
+                         f"| {statistics.mean(gains):+.2f} | {min(gains):+.1f} | {sum(g < 0 for g in gains)} "
+                         f"| {sum(max(r['curves'][name]) - v > 3 for v, r in zip(last, rows))} |")
+    return "\n".join(lines)
+
+
 def summary(table: dict[str, list[dict[str, float]]]) -> str:
     """Precision % per selector (mean, worst run), then the gain over each run's MMI (mean,
-    worst run: the criterion of ``benchmarks/lodo.py``), every run's precisions, and its curve:
-    MMI's chosen candidate, then ``ensemble`` at every iteration k >= 1 (what the workflow
-    reports per iteration with ``icda.final_selector: ensemble``)."""
+    worst run: the criterion of ``benchmarks/lodo.py``), the failure modes of each selector
+    ``icda.final_selector`` offers (:func:`failure_modes`), and every run's precisions and curves:
+    MMI's chosen candidate, then the selector at every iteration k >= 1 (what the workflow
+    reports per iteration with that ``icda.final_selector``)."""
     columns = (*SELECTORS, "chosen (replayed)")
     lines = ["| dataset | runs | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
     for dataset, rows in sorted(table.items()):
@@ -208,11 +235,13 @@ def summary(table: dict[str, list[dict[str, float]]]) -> str:
                  for s in columns]
         lines.append(f"| {dataset} | {len(rows)} | " + " | ".join(cells) + " |")
         lines.append(f"| {dataset}, gain over MMI | {len(rows)} | " + " | ".join(gains) + " |")
+    lines += ["", failure_modes(table), ""]
     for dataset, rows in sorted(table.items()):
         for r in rows:
-            lines.append(f"{dataset}: MMI {r['mmi']:.1f}; " + ", ".join(f"{s} {r[s]:.1f}" for s in SELECTORS))
-            lines.append(f"{dataset}: MMI (chosen) then the ensemble of each iteration: "
-                         + " → ".join(f"{v:.1f}" for v in r["curve"]))
+            lines.append(f"{dataset}, seeds {r['seeds'][0]}–{r['seeds'][-1]}: MMI {r['mmi']:.1f}; "
+                         + ", ".join(f"{s} {r[s]:.1f}" for s in SELECTORS))
+            for name in CURVES:
+                lines.append(f"    {name}: " + " → ".join(f"{v:.1f}" for v in r["curves"][name]))
     return "\n".join(lines)
 
 

@@ -403,14 +403,16 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
                     final_iteration=None if final is None else final[0], final_reason=None if final is None else final[1])
 
 
-#: how many iterations' candidates the reported ensemble reads (``icda.final_selector: ensemble``)
-ENSEMBLE_ITERATIONS = 3
+#: how many iterations' candidates the reported selector of each ``icda.final_selector`` reads
+#: (``"chosen"`` reads the chosen candidate alone and has no window)
+ENSEMBLE_ITERATIONS = {"candidates": 1, "ensemble": 3}
 
 
-def ensemble_window(choice: Choice, previous: Choice | None) -> list[list[str]] | None:
-    """The reported ensemble of iteration k = ``choice.iteration`` (``icda.final_selector:
-    "ensemble"``, departure 28): the candidate folders of iterations max(1, k − 2) … k, oldest
-    first, each iteration's non-degenerate candidates and its chosen one (a degenerate chosen
+def ensemble_window(choice: Choice, previous: Choice | None, final_selector: str = "ensemble") -> list[list[str]] | None:
+    """The reported ensemble of iteration k = ``choice.iteration``: with ``final_selector``
+    ``"ensemble"`` (departure 28) the candidate folders of iterations max(1, k − 2) … k, oldest
+    first; with ``"candidates"`` those of iteration k alone (docs/experiments/iteration-candidates.md);
+    each iteration's non-degenerate candidates and its chosen one (a degenerate chosen
     candidate stays: it is what the iteration reports). None at k = 0 (MMI keeps its chosen
     candidate: it is fitted to the original data, the augmented iterations are not).
 
@@ -426,4 +428,5 @@ def ensemble_window(choice: Choice, previous: Choice | None) -> list[list[str]] 
     if previous is None:
         raise ValueError(f"iteration {k}: the ensemble window needs the choice of iteration {k - 1}")
     own = [c.candidate_dir for c in choice.candidates if not c.degenerate or c.name == choice.chosen.name]
-    return [*(previous.ensemble or [])[-(ENSEMBLE_ITERATIONS - 1):], own]
+    before = previous.ensemble or []
+    return [*before[max(0, len(before) - ENSEMBLE_ITERATIONS[final_selector] + 1):], own]

@@ -407,8 +407,8 @@ class Choice(Record):
     delta_a_gate: bool = True  #: whether the paper's ΔA penalty scored the candidates
     candidate_choice: str = "loss"  #: "loss" (lowest score) or "agreement" (icda.model_selection.choose)
     agreement: float | None = None  #: the fresh candidates' mean pairwise agreement on dev rationales
-    #: with ``icda.final_selector: ensemble`` (k >= 1): the candidate folders of the selector this
-    #: iteration reports, per iteration of its window max(1, k − 2) … k, oldest first; None: the
+    #: with ``icda.final_selector`` ``candidates`` or ``ensemble`` (k >= 1): the candidate folders of the
+    #: selector this iteration reports, per iteration of its window (k alone, or max(1, k − 2) … k), oldest first; None: the
     #: chosen candidate alone (:func:`icda.model_selection.ensemble_window`)
     ensemble: list[list[str]] | None = None
 

@@ -232,7 +232,7 @@ FINAL_CHOICES = ("last", "original_dev_loss", "original_dev_accuracy", "delta_a"
                  "agreement_guard")
 CANDIDATE_CHOICES = ("loss", "agreement")
 #: ``icda.final_selector``: the selector an iteration k >= 1 reports (:func:`icda.model_selection.ensemble_window`)
-FINAL_SELECTORS = ("chosen", "ensemble")
+FINAL_SELECTORS = ("chosen", "candidates", "ensemble")
 POOL_SOURCES = ("chosen", "vote")
 #: ``icda.pool_confidence``: whose class probabilities pick the pools' documents (:func:`icda.steps.pools.make_pools`)
 POOL_CONFIDENCES = ("chosen", "mean")
@@ -272,9 +272,10 @@ class IcdaSettings:
     train a candidate initialised with the previous iteration's chosen selector (the paper); off
     (the default, departure 26), every candidate is fresh (``stop_rule`` ``"paper"`` needs it).
     ``final_selector``: the selector an iteration k >= 1 reports (its evaluation, ERASER export
-    and exported model): ``"chosen"`` (the paper) or ``"ensemble"``, the non-degenerate candidates
-    of iterations max(1, k − 2) … k read as one (:class:`icda.model.SelectorEnsemble`; departure
-    28); the loop itself (pools, ΔA, the stop rule) follows the chosen candidate either way.
+    and exported model): ``"chosen"`` (the paper); ``"candidates"``, iteration k's non-degenerate
+    candidates read as one (:class:`icda.model.SelectorEnsemble`;
+    docs/experiments/iteration-candidates.md); or ``"ensemble"``, those of iterations
+    max(1, k − 2) … k (departure 28); the loop itself (pools, ΔA, the stop rule) follows the chosen candidate either way.
     Departures: docs/departures.md.
     """
 

@@ -117,6 +117,17 @@ def test_the_window_holds_the_last_three_augmented_iterations_non_degenerate_can
         ensemble_window(_iteration(3), None)
 
 
+def test_the_candidates_window_holds_the_iterations_own_non_degenerate_candidates_only():
+    reported = _iteration(0)
+    for k in range(1, 4):
+        current = _iteration(k, degenerate={"seed1", "seed3"} if k == 2 else ())
+        reported = dataclasses.replace(current, ensemble=ensemble_window(current, reported, "candidates"))
+        assert reported.ensemble == [[f"r/iter{k}/seed{s}" for s in ((2,) if k == 2 else (1, 2, 3))]]
+    # what the previous iteration recorded (a three-iteration window here) is never carried over
+    longer = dataclasses.replace(_iteration(4), ensemble=[["r/iter2/seed1"], ["r/iter3/seed1"], ["r/iter4/seed1"]])
+    assert ensemble_window(_iteration(5), longer, "candidates") == [[f"r/iter5/seed{s}" for s in (1, 2, 3)]]
+
+
 def test_a_choice_without_an_ensemble_reports_its_chosen_candidate(tmp_path):
     choice = _iteration(1)
     assert choice.reported_models == [choice.model_path]

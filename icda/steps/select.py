@@ -55,7 +55,7 @@ def select_iteration(
 ) -> Choice:
     """:func:`~icda.model_selection.select_candidate` on files: the labels come from the prepared ``train.jsonl`` and
     ``dev.jsonl`` in ``data_dir``, the previous choice from its ``choice.json``. With
-    ``final_selector`` ``"ensemble"`` the choice also records the ensemble this iteration
+    ``final_selector`` ``"candidates"`` or ``"ensemble"`` the choice also records the ensemble this iteration
     reports (:func:`~icda.model_selection.ensemble_window`).
 
     Raises:
@@ -70,8 +70,8 @@ def select_iteration(
                             [d.label for d in documents["dev"]], candidate_loss,
                             {split: [len(d.sentences) for d in docs] for split, docs in documents.items()},
                             delta_a_gate, candidate_choice)
-    if final_selector == "ensemble":
-        choice = dataclasses.replace(choice, ensemble=ensemble_window(choice, previous_choice))
+    if final_selector != "chosen":
+        choice = dataclasses.replace(choice, ensemble=ensemble_window(choice, previous_choice, final_selector))
     return choice
 
 
@@ -124,8 +124,8 @@ def register(sub) -> None:
     p.add_argument("--delta-a-gate", choices=("on", "off"), default="on" if defaults.delta_a_gate else "off",
                    help="the paper's x1e10 on a candidate whose ΔA did not decrease (icda.delta_a_gate)")
     p.add_argument("--final-selector", choices=FINAL_SELECTORS, default=defaults.final_selector,
-                   help="the selector the iteration reports: the chosen candidate (the paper) or the ensemble of "
-                        "the last three iterations' candidates (icda.final_selector)")
+                   help="the selector the iteration reports: the chosen candidate (the paper), the iteration's "
+                        "candidates together (candidates) or the last three iterations' (ensemble; icda.final_selector)")
     p.add_argument("--out", type=Path, required=True, help="choice.json")
     p.set_defaults(func=run)
 
