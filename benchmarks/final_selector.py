@@ -3,7 +3,7 @@ the iteration's candidates, replayed on dev (never test).
 
 For each finished run (``benchmarks/robustness.py`` folders or a workflow's ``results/``), the
 candidates of the iteration taken as ICDA (the last one: ``final_choice: last``) are loaded and
-scored on the dev split, and the dev rationale precision (%) of four selectors is computed:
+scored on the dev split, and the dev rationale precision (%) of these selectors is computed:
 
 - ``chosen``: the candidate the loop chose (what the tables report today);
 - ``vote``: per document, the rationale most of the candidates pick (ties to the chosen one's;
@@ -11,6 +11,9 @@ scored on the dev split, and the dev rationale precision (%) of four selectors i
 - ``mean_scores``: the top-k sentences of the candidates' averaged selector distributions (each
   candidate's selector scores soft-maxed over the document's real sentences, then averaged);
 - ``mean_scores_fresh``: the same over the fresh candidates only (the warm start left out);
+- ``candidates``: what the workflow reports with ``icda.final_selector: candidates``: the
+  :class:`icda.model.SelectorEnsemble` of the iteration's own non-degenerate candidates; it must
+  equal ``mean_scores`` (docs/experiments/iteration-candidates.md);
 - ``mean_scores_last3``: the same over the candidates of the last three iterations (never
   iteration 0; every iteration's non-degenerate candidates and its chosen one);
 - ``ensemble``: what the workflow reports with ``icda.final_selector: ensemble``: the
@@ -19,8 +22,13 @@ scored on the dev split, and the dev rationale precision (%) of four selectors i
 
 Candidates recorded as degenerate in ``choice.json`` are left out of the ensembles. Nothing here
 reads a label or ground truth to build a selector; the dev ground truth only scores them. A
-fifth column, ``chosen (replayed)``, recomputes the chosen candidate's top-k from its scores and must
+column ``chosen (replayed)`` recomputes the chosen candidate's top-k from its scores and must
 equal ``chosen``: the check that the replay scores what training recorded.
+
+Each selector ``icda.final_selector`` offers (``chosen``, ``candidates``, ``ensemble``) is also
+replayed at every iteration, and its failure modes are printed from its own curve: the last
+iteration's gain over MMI (mean, worst run), the runs below their MMI and those more than 3
+points below their curve's best iteration (:func:`failure_modes`).
 
 ``benchmarks/lodo.py`` scores these as its ``final_selector`` component (dev precision minus the
 run's MMI dev precision, by the final-choice criterion: the highest worst-run gain, ties to the

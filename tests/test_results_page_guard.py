@@ -381,6 +381,20 @@ def test_final_selector_names_a_converge_json_without_stop(tmp_path, monkeypatch
     _one_line(capsys.readouterr().err, folder / "run1" / "iter0" / "converge.json", '"stop"')
 
 
+def test_final_selector_failure_modes_known_answer():
+    """Each selector is judged on its own curve: a last iteration below MMI, and one more than 3
+    points below the curve's best, are counted per selector."""
+    final_selector = _load(REPO / "benchmarks" / "final_selector.py", "final_selector_modes")
+    rows = [{"mmi": 70.0, "curves": {"chosen": [70.0, 80.0, 89.0, 84.0], "candidates": [70.0, 81.0, 88.0, 88.0],
+                                     "ensemble": [70.0, 81.0, 85.0, 86.0]}},
+            {"mmi": 60.0, "curves": {"chosen": [60.0, 65.0, 59.0], "candidates": [60.0, 64.0, 61.0],
+                                     "ensemble": [60.0, 64.0, 62.0]}}]
+    lines = final_selector.failure_modes({"restaurant": rows}).splitlines()
+    assert lines[2:] == ["| restaurant | chosen | 2 | 71.50 | 59.0 | +6.50 | -1.0 | 1 | 2 |",
+                         "| restaurant | candidates | 2 | 74.50 | 61.0 | +9.50 | +1.0 | 0 | 0 |",
+                         "| restaurant | ensemble | 2 | 74.00 | 62.0 | +9.00 | +2.0 | 0 | 0 |"]
+
+
 def test_frozen_probe_names_a_missing_folder(tmp_path):
     done = _run("benchmarks/frozen_probe.py", tmp_path / "nothing")
     assert done.returncode != 0
