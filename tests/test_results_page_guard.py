@@ -395,6 +395,29 @@ def test_final_selector_failure_modes_known_answer():
                          "| restaurant | ensemble | 2 | 74.00 | 62.0 | +9.00 | +2.0 | 0 | 0 |"]
 
 
+def test_noise_floor_known_answer_and_a_folder_without_runs(tmp_path):
+    """ΔA is compared with the fresh candidates' disagreement from iteration 2 on; a folder
+    without a finished run is refused in one line naming it."""
+    noise_floor = _load(REPO / "benchmarks" / "noise_floor.py", "noise_floor_guard")
+    from icda.records import Decision
+
+    def decision(converged, signals):
+        return Decision(iteration=len(signals) - 1, stop=True, converged=converged, reason="r",
+                        signals=[{"iteration": k, "delta_A": a, "original_dev_loss": None, "original_dev_accuracy": None,
+                                  "agreement": g} for k, (a, g) in enumerate(signals)])
+
+    runs = [decision(False, [(None, 0.7), (0.3, 0.8), (0.15, 0.8), (0.25, 0.9)]),
+            decision(True, [(None, 0.7), (0.3, 0.8), (0.05, 0.9)])]
+    assert noise_floor.dataset_row(runs, 0.1) == {
+        "runs": 2, "converged": 1, "iterations": 3, "delta_a": 0.15, "disagreement": pytest.approx(0.1),
+        "at_floor": 2, "below_threshold": 1, "stop_delta_a": 0.1}
+    (tmp_path / "results" / "restaurant" / "run1").mkdir(parents=True)
+    (tmp_path / "results" / "restaurant" / "settings.json").write_text("{}", encoding="utf-8")
+    done = _run("benchmarks/noise_floor.py", tmp_path / "results")
+    assert done.returncode == 2 and done.stdout == ""
+    _one_line(done.stderr, tmp_path / "results")
+
+
 def test_frozen_probe_names_a_missing_folder(tmp_path):
     done = _run("benchmarks/frozen_probe.py", tmp_path / "nothing")
     assert done.returncode != 0
