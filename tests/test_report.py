@@ -98,32 +98,37 @@ def test_icda_is_the_iteration_each_run_summary_takes(evals, tmp_path):
                                                        (2, pytest.approx(0.20))]
 
 
-def test_a_run_that_reports_mmi_or_an_earlier_iteration_says_so_under_its_table(evals, tmp_path):
+def test_a_run_that_reports_mmi_or_did_not_converge_says_so_under_its_table(evals, tmp_path):
     """Issue 57: when the final choice (the guard, icda.final_choice: rationale_probe) takes an
     iteration other than the last, the table of its dataset and summary.md name the run, the
-    iteration and the reason; runs that report their last iteration are not listed; the ICDA row
+    iteration and the reason; a run that stopped at max_iters without converging is named with
+    its stop reason; a converged run that reports its last iteration is not listed; the ICDA row
     of a run that took MMI is MMI's number."""
     from icda.records import RunSummary
-    from icda.report.tables import icda_iterations, reported_earlier
+    from icda.report.tables import icda_iterations, run_notes
 
     paths = []
-    for run, k, why in ((1, 0, "the highest rationale probe of iterations 0-3 (0.9100)"), (2, 1, "the last iteration")):
+    for run, k, why, converged in ((1, 0, "the highest rationale probe of iterations 0-3 (0.9100)", True),
+                                   (2, 1, "the last iteration", True), (3, 1, "the last iteration", False)):
         paths.append(tmp_path / f"restaurant/run{run}/summary.json")
-        RunSummary(dataset="restaurant", run=run, iterations=4 if run == 1 else 2, converged=True, reason="r",
+        RunSummary(dataset="restaurant", run=run, iterations=4 if run == 1 else 2, converged=converged,
+                   reason="r" if converged else "reached max_iters=1 without convergence",
                    per_iteration=[], final_iteration=k, final_reason=why).write(paths[-1])
-    earlier = reported_earlier(paths)
+    notes = run_notes(paths)
     line = ("restaurant run 1: ICDA is MMI, iteration 0, not the last (3): "
             "the highest rationale probe of iterations 0-3 (0.9100)")
-    assert earlier == {"restaurant": [line]}
+    unconverged = ("restaurant run 3: did not converge (reached max_iters=1 without convergence): "
+                   "its ICDA is where the loop stopped, not a fixed point")
+    assert notes == {"restaurant": [line, unconverged]}
     taken = icda_iterations(paths)
     assert taken[("restaurant", 1)] == 0
     df = load_evaluations(evals, taken)
     rows = df[(df["dataset"] == "restaurant") & (df["run"] == 1)].set_index("method")
     assert rows.loc["ICDA", "precision"] == rows.loc["MMI", "precision"]
-    write_tables(df, tmp_path / "t", {"table2_llm": ["restaurant", "connect"]}, earlier=earlier)
+    write_tables(df, tmp_path / "t", {"table2_llm": ["restaurant", "connect"]}, notes=notes)
     for name in ("table2_llm.md", "summary.md"):
         text = (tmp_path / "t" / name).read_text()
-        assert f"- {line}" in text and "restaurant run 2" not in text
+        assert f"- {line}" in text and f"- {unconverged}" in text and "restaurant run 2" not in text
 
 
 def test_method_table_matches_hand_computed(evals):

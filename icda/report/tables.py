@@ -106,11 +106,14 @@ def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, i
     return out
 
 
-def reported_earlier(summaries: Iterable[str | Path] | None) -> dict[str, list[str]]:
-    """{dataset: one line per run whose ICDA is not its last iteration}: which run, the iteration
-    it reports, and why (its final choice, e.g. ``icda.final_choice: rationale_probe`` when the
-    loop made the rationales worse; departure 29). Runs that report their last iteration are
-    left out.
+def run_notes(summaries: Iterable[str | Path] | None) -> dict[str, list[str]]:
+    """{dataset: one line per run whose ICDA a reader should not take for a fixed point of the
+    loop}, from each run's ``summary.json``: a run whose ICDA is not its last iteration (which
+    iteration it reports, and why: its final choice, e.g. ``icda.final_choice: rationale_probe``
+    when the loop made the rationales worse; departure 29), and a run that did not converge (it
+    stopped at ``icda.max_iters``, so its ICDA is where the loop stopped; on restaurant, connect and
+    location most runs do: ΔA stays at the fresh candidates' disagreement, above
+    ``icda.stop_delta_a``, docs/experiments/loop-guard.md). Other runs are left out.
 
     Raises:
         DataError: a file is missing or malformed.
@@ -119,11 +122,14 @@ def reported_earlier(summaries: Iterable[str | Path] | None) -> dict[str, list[s
     for path in summaries or []:
         summary = RunSummary.read(path)
         k, last = summary.icda_iteration, summary.iterations - 1
+        lines = out.setdefault(summary.dataset, [])
         if k is not None and k != last:
             what = "MMI, iteration 0" if k == 0 else f"iteration {k}"
-            out.setdefault(summary.dataset, []).append(
-                f"{summary.dataset} run {summary.run}: ICDA is {what}, not the last ({last}): {summary.final_reason}")
-    return out
+            lines.append(f"{summary.dataset} run {summary.run}: ICDA is {what}, not the last ({last}): {summary.final_reason}")
+        if not summary.converged and last >= 1:
+            lines.append(f"{summary.dataset} run {summary.run}: did not converge ({summary.reason}): its ICDA is "
+                         "where the loop stopped, not a fixed point")
+    return {dataset: lines for dataset, lines in out.items() if lines}
 
 
 def load_baselines(paths: Iterable[str | Path] | None) -> dict[str, Baselines]:
@@ -467,11 +473,11 @@ def _one_line(text: str) -> str:
 
 def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, metric: str,
                  unavailable: dict[str, str], baselines: dict[str, Baselines] | None = None,
-                 earlier: dict[str, list[str]] | None = None) -> tuple[list[Path], str]:
+                 run_lines: dict[str, list[str]] | None = None) -> tuple[list[Path], str]:
     """Write ``<name>.csv/.md/.tex`` for one group; return the paths and the Markdown section
     of summary.md (the table without the group's "Not available" list). With ``baselines``, a
-    precision table gets the rows of :func:`baseline_stats` after the methods; ``earlier``
-    (:func:`reported_earlier`): the runs of its datasets that report an earlier iteration."""
+    precision table gets the rows of :func:`baseline_stats` after the methods; ``run_lines``
+    (:func:`run_notes`): the runs of its datasets whose ICDA is not a fixed point of the loop."""
     have = set(df["dataset"])
     present = [ds for ds in group if ds in have]
     missing = [ds for ds in group if ds not in have]
@@ -510,9 +516,9 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
     unfinished = unfinished_runs(df, present)
     if unfinished:
         md_parts += ["Unfinished:", ""] + [f"- {line}" for line in unfinished] + [""]
-    guarded = [line for ds in present for line in (earlier or {}).get(ds, [])]
-    if guarded:
-        md_parts += ["ICDA taken before the last iteration (icda.final_choice):", ""] + [f"- {line}" for line in guarded] + [""]
+    noted = [line for ds in present for line in (run_lines or {}).get(ds, [])]
+    if noted:
+        md_parts += ["Runs whose ICDA is not a fixed point of the loop (summary.json):", ""] + [f"- {line}" for line in noted] + [""]
     section = "\n".join(md_parts)  # summary.md lists the unavailable datasets once, at its end
     if notes:
         md_parts += ["Not available:", ""] + [f"- {_one_line(n)}" for n in notes] + [""]
@@ -599,7 +605,7 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
                  metric: str = "precision", icda: dict[tuple[str, int], int] | None = None,
                  eraser: pd.DataFrame | Iterable[str | Path] | None = None,
                  baselines: dict[str, Baselines] | Iterable[str | Path] | None = None,
-                 earlier: dict[str, list[str]] | None = None) -> list[Path]:
+                 notes: dict[str, list[str]] | None = None) -> list[Path]:
     """Write the result tables (paper Tables 1 and 2) and the long-form results.
 
     For each group ``name`` → datasets: ``<name>.csv`` (numeric: per dataset ``<ds>_mean``,
@@ -631,8 +637,8 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
             (:func:`eraser_cell`), whatever ``metric``.
         baselines: {dataset: :class:`icda.records.Baselines`} (:func:`load_baselines`), or the
             ``baselines.json`` paths: the precision tables get their rows (:func:`baseline_stats`).
-        earlier: {dataset: lines} of the runs whose ICDA is not their last iteration
-            (:func:`reported_earlier`), listed under their group's table with the reason.
+        notes: {dataset: lines} of the runs whose ICDA is not their last iteration or that did
+            not converge (:func:`run_notes`), listed under their group's table with the reason.
 
     Returns:
         The paths written.
@@ -654,7 +660,7 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
 
     written, sections = [], []
     for name, members in groups.items():
-        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable, baselines, earlier)
+        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable, baselines, notes)
         written += paths
         sections.append(markdown)
         if eraser is not None:

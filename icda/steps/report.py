@@ -143,11 +143,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_tables(args: argparse.Namespace) -> int:
     from icda.report.inputs import load_groups, load_unavailable
-    from icda.report.tables import icda_iterations, reported_earlier, write_tables
+    from icda.report.tables import icda_iterations, run_notes, write_tables
 
     write_tables(args.evals, args.out_dir, load_groups(args.groups, args.config), load_unavailable(args.unavailable),
                  metric=args.metric, icda=icda_iterations(args.summaries), eraser=args.eraser,
-                 baselines=args.baselines, earlier=reported_earlier(args.summaries))
+                 baselines=args.baselines, notes=run_notes(args.summaries))
     return 0
 
 
