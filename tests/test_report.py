@@ -125,7 +125,7 @@ def test_a_run_that_reports_mmi_or_did_not_converge_says_so_under_its_table(eval
     df = load_evaluations(evals, taken)
     rows = df[(df["dataset"] == "restaurant") & (df["run"] == 1)].set_index("method")
     assert rows.loc["ICDA", "precision"] == rows.loc["MMI", "precision"]
-    write_tables(df, tmp_path / "t", {"table2_llm": ["restaurant", "connect"]}, notes=notes)
+    write_tables(df, tmp_path / "t", {"table2_llm": ["restaurant", "connect"]}, run_lines=notes)
     for name in ("table2_llm.md", "summary.md"):
         text = (tmp_path / "t" / name).read_text()
         assert f"- {line}" in text and f"- {unconverged}" in text and "restaurant run 2" not in text

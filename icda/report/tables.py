@@ -605,7 +605,7 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
                  metric: str = "precision", icda: dict[tuple[str, int], int] | None = None,
                  eraser: pd.DataFrame | Iterable[str | Path] | None = None,
                  baselines: dict[str, Baselines] | Iterable[str | Path] | None = None,
-                 notes: dict[str, list[str]] | None = None) -> list[Path]:
+                 run_lines: dict[str, list[str]] | None = None) -> list[Path]:
     """Write the result tables (paper Tables 1 and 2) and the long-form results.
 
     For each group ``name`` → datasets: ``<name>.csv`` (numeric: per dataset ``<ds>_mean``,
@@ -637,7 +637,7 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
             (:func:`eraser_cell`), whatever ``metric``.
         baselines: {dataset: :class:`icda.records.Baselines`} (:func:`load_baselines`), or the
             ``baselines.json`` paths: the precision tables get their rows (:func:`baseline_stats`).
-        notes: {dataset: lines} of the runs whose ICDA is not their last iteration or that did
+        run_lines: {dataset: lines} of the runs whose ICDA is not their last iteration or that did
             not converge (:func:`run_notes`), listed under their group's table with the reason.
 
     Returns:
@@ -660,7 +660,7 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
 
     written, sections = [], []
     for name, members in groups.items():
-        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable, baselines, notes)
+        paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable, baselines, run_lines)
         written += paths
         sections.append(markdown)
         if eraser is not None:

@@ -147,7 +147,7 @@ def run_tables(args: argparse.Namespace) -> int:
 
     write_tables(args.evals, args.out_dir, load_groups(args.groups, args.config), load_unavailable(args.unavailable),
                  metric=args.metric, icda=icda_iterations(args.summaries), eraser=args.eraser,
-                 baselines=args.baselines, notes=run_notes(args.summaries))
+                 baselines=args.baselines, run_lines=run_notes(args.summaries))
     return 0
 
 
