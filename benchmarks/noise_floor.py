@@ -44,13 +44,18 @@ def last_decision(run: Path) -> Decision | None:
 
 def dataset_row(decisions: list[Decision], stop_delta_a: float) -> dict:
     """The noise-floor summary of one dataset's finished runs (see the module's docstring)."""
-    pairs = [(s.delta_A, 1 - s.agreement) for d in decisions for s in map(lambda x: Signals(**x), d.signals)
+    signals = [Signals(**x) for d in decisions for x in d.signals]
+    pairs = [(s.delta_A, 1 - s.agreement) for s in signals
              if s.iteration >= 2 and s.delta_A is not None and s.agreement is not None]
     return {"runs": len(decisions), "converged": sum(d.converged for d in decisions), "iterations": len(pairs),
             "delta_a": statistics.median(a for a, _ in pairs) if pairs else None,
             "disagreement": statistics.median(b for _, b in pairs) if pairs else None,
             "at_floor": sum(a <= b for a, b in pairs), "below_threshold": sum(a < stop_delta_a for a, _ in pairs),
             "stop_delta_a": stop_delta_a}
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f} %"
 
 
 def table(results: list[Path]) -> str:
@@ -69,9 +74,8 @@ def table(results: list[Path]) -> str:
                 continue
             found = True
             r = dataset_row(decisions, Settings.load(folder / "settings.json").icda.stop_delta_a)
-            median = (lambda v: "–" if v is None else f"{100 * v:.1f} %")
             lines.append(f"| {root} | {folder.name} | {r['runs']} | {r['converged']} | {r['iterations']} "
-                         f"| {median(r['delta_a'])} | {median(r['disagreement'])} | {r['at_floor']}/{r['iterations']} "
+                         f"| {_percent(r['delta_a'])} | {_percent(r['disagreement'])} | {r['at_floor']}/{r['iterations']} "
                          f"| {r['below_threshold']}/{r['iterations']} (< {100 * r['stop_delta_a']:.0f} %) |")
         if not found:
             raise DataError(root, None, "holds no finished run (<dataset>/run*/iter*/converge.json saying stop)",
