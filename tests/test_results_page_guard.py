@@ -383,16 +383,29 @@ def test_final_selector_names_a_converge_json_without_stop(tmp_path, monkeypatch
 
 def test_final_selector_failure_modes_known_answer():
     """Each selector is judged on its own curve: a last iteration below MMI, and one more than 3
-    points below the curve's best, are counted per selector."""
+    points below the curve's best, are counted per selector; the best iteration's mean and lowest
+    run (the bound of any rule reporting one iteration) come from the same curve."""
     final_selector = _load(REPO / "benchmarks" / "final_selector.py", "final_selector_modes")
     rows = [{"mmi": 70.0, "curves": {"chosen": [70.0, 80.0, 89.0, 84.0], "candidates": [70.0, 81.0, 88.0, 88.0],
                                      "ensemble": [70.0, 81.0, 85.0, 86.0]}},
             {"mmi": 60.0, "curves": {"chosen": [60.0, 65.0, 59.0], "candidates": [60.0, 64.0, 61.0],
                                      "ensemble": [60.0, 64.0, 62.0]}}]
     lines = final_selector.failure_modes({"restaurant": rows}).splitlines()
-    assert lines[2:] == ["| restaurant | chosen | 2 | 71.50 | 59.0 | +6.50 | -1.0 | 1 | 2 |",
-                         "| restaurant | candidates | 2 | 74.50 | 61.0 | +9.50 | +1.0 | 0 | 0 |",
-                         "| restaurant | ensemble | 2 | 74.00 | 62.0 | +9.00 | +2.0 | 0 | 0 |"]
+    assert lines[2:] == ["| restaurant | chosen | 2 | 71.50 | 59.0 | +6.50 | -1.0 | 1 | 2 | 77.00 | 65.0 |",
+                         "| restaurant | candidates | 2 | 74.50 | 61.0 | +9.50 | +1.0 | 0 | 0 | 76.00 | 64.0 |",
+                         "| restaurant | ensemble | 2 | 74.00 | 62.0 | +9.00 | +2.0 | 0 | 0 | 75.00 | 64.0 |"]
+
+
+def test_robustness_table_failure_modes_and_best_iteration_known_answer():
+    """The benchmark's summary counts each failure mode from the runs' curves and gives the best
+    iteration's mean and lowest run (MMI included in a curve)."""
+    robustness = _load(REPO / "benchmarks" / "robustness.py", "robustness_table")
+    rows = [{"dataset": "connect", "seeds": [1, 2, 3], "MMI": 61.7, "CDA": 58.9, "ICDA": 43.3,
+             "curve": [61.7, 58.9, 38.7, 38.9, 43.3]},
+            {"dataset": "connect", "seeds": [4, 5, 6], "MMI": 60.0, "CDA": 77.0, "ICDA": 79.0, "curve": [60.0, 77.0, 80.0, 79.0]}]
+    assert robustness.table(rows).splitlines()[2] == (
+        "| connect | 2 | 60.9 ± 1.2 | 68.0 ± 12.8 | 61.1 ± 25.2 | 43.3 | -18.4 (43.3 − 61.7, seeds 1–3) "
+        "| 1/2 | 1/2 | 1/2 | 70.8 (61.7) |")
 
 
 def test_noise_floor_known_answer_and_a_folder_without_runs(tmp_path):
