@@ -50,10 +50,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
@@ -64,7 +62,7 @@ import robustness  # noqa: E402
 from loop_diagnostics import Split, _lines  # noqa: E402
 
 from icda.errors import DataError, IcdaError, rebuild_fix  # noqa: E402
-from icda.io import atomic_path, check_output, check_output_dir, read_json_file  # noqa: E402
+from icda.io import check_output, check_output_dir, read_json_file  # noqa: E402
 from icda.loading import Workspace, load_settings, open_workspace  # noqa: E402
 from icda.model_selection import ensemble_window, majority_vote  # noqa: E402
 from icda.records import Choice  # noqa: E402
@@ -180,11 +178,9 @@ def _runs(root: Path) -> list[Path]:
 
 def write_runs(table: dict[str, list[dict]], out: Path) -> None:
     """``out/runs.csv`` in benchmarks/robustness.py's format (its write_csv), atomically."""
-    with atomic_path(out / "runs.csv") as tmp, tempfile.TemporaryDirectory(dir=tmp.parent) as staging:
-        robustness.write_csv([r | {"dataset": dataset, "MMI": r["curve"][0], "CDA": r["curve"][1], "ICDA": r["curve"][-1],
-                                   "why": "the last iteration, reported by the ensemble of its last three iterations"}
-                              for dataset, rows in sorted(table.items()) for r in rows], Path(staging))
-        os.replace(Path(staging) / "runs.csv", tmp)
+    robustness.write_csv([r | {"dataset": dataset, "MMI": r["curve"][0], "CDA": r["curve"][1], "ICDA": r["curve"][-1],
+                               "why": "the last iteration, reported by the ensemble of its last three iterations"}
+                          for dataset, rows in sorted(table.items()) for r in rows], out)
 
 
 def _mmi_positions(run: Path, split_name: str = "dev") -> list[list[int]] | None:

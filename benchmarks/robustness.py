@@ -48,6 +48,7 @@ from pathlib import Path
 
 import yaml
 
+from icda.io import atomic_path
 from icda.kernels import FIXED_ENVIRONMENT
 from icda.model_selection import Signals, final_iteration
 from icda.layout import CHOICE_FILE, EVAL_FILE, iteration_dir, predictions_path
@@ -241,7 +242,8 @@ def plot(rows: list[dict], out: Path) -> None:
     axes[0][0].plot([], [], "k--", label="native kernels")
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out / "curves.png", dpi=110)
+    with atomic_path(out / "curves.png") as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
 
 
 def cpu_minutes(out: Path) -> dict[str, float]:
@@ -262,7 +264,8 @@ def cpu_minutes(out: Path) -> dict[str, float]:
 
 
 def write_csv(rows: list[dict], out: Path) -> None:
-    with open(out / "runs.csv", "w", newline="", encoding="utf-8") as f:
+    """``out/runs.csv``, atomically (icda.io.atomic_path)."""
+    with atomic_path(out / "runs.csv") as tmp, open(tmp, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["dataset", "path", "seeds", "MMI", "CDA", "ICDA", "icda_iteration", "curve", "why"])
         for r in rows:
@@ -291,8 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=["test", "dev"], default="test",
                         help="the split whose precision is reported (dev: where design choices are read)")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
+        args.out.mkdir(parents=True, exist_ok=True)
         for path, sets in plan(args.sets, args.first_seed).items():
             if path in args.paths and sets:
                 wall, cpu = run_path(args.out, path, sets, args.datasets, args.configfile, args.cores)
@@ -301,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(REPO / "benchmarks"))
     rows = run_rows(args.out, args.final_choice, args.stop_delta_a, args.split, args.max_iters)
     if not rows:
-        print("no finished run yet")
+        print(f"robustness: {args.out}: no finished run (no <path>/results/<dataset>/run*/ that stopped); "
+              "give the --out of a robustness run, or wait for its first run to finish", file=sys.stderr)
         return 1
     if (args.final_choice, args.stop_delta_a, args.max_iters, args.split) == (None, None, None, "test"):  # as they ran
         write_csv(rows, args.out)

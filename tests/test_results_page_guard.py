@@ -408,6 +408,16 @@ def test_robustness_table_failure_modes_and_best_iteration_known_answer():
         "| 1/2 | 1/2 | 1/2 | 70.8 (61.7) |")
 
 
+def test_robustness_report_of_a_folder_without_runs_names_it_and_writes_nothing(tmp_path, capsys):
+    """--report-only on a folder that holds no finished run stops with an error naming it, and
+    creates nothing (no folder, no empty runs.csv)."""
+    robustness = _load(REPO / "benchmarks" / "robustness.py", "robustness_empty")
+    out = tmp_path / "no_such_benchmark"
+    assert robustness.main(["--out", str(out), "--report-only"]) == 1
+    assert str(out) in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_noise_floor_known_answer_and_a_folder_without_runs(tmp_path):
     """ΔA is compared with the fresh candidates' disagreement from iteration 2 on; a folder
     without a finished run is refused in one line naming it."""
