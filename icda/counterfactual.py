@@ -95,6 +95,23 @@ def augmented_tensors(split: SentenceIdSplit, plan: AugmentationPlan, rng: np.ra
     return torch.cat([split.ids[plan.kept], cf.ids]), torch.cat([split.labels[plan.kept], cf.labels])
 
 
+class NoCounterfactual(IcdaError):
+    """The chosen selector classifies no document of some class right (or a split is too small to
+    keep one document a class), so no class has a pool to swap from: the loop cannot go on.
+
+    Attributes:
+        correct: {class: correctly predicted documents}; n: the split's documents.
+    """
+
+    def __init__(self, correct: dict[int, int], n: int):
+        self.correct, self.n = correct, n
+        wrong = [c for c, count in correct.items() if count == 0]
+        what = (f"it gets every document of class {', '.join(map(str, wrong))} wrong" if wrong
+                else f"{n} documents are too few to keep one of each of {len(correct)} classes")
+        super().__init__(f"no counterfactual can be built: {what} (correct predictions per class "
+                         f"{correct} of {n} documents)")
+
+
 def build_plan(
     labels: np.ndarray,
     probabilities: np.ndarray,
@@ -118,7 +135,9 @@ def build_plan(
         (plan, stats) where stats records N, m, correct counts and pool sizes.
 
     Raises:
-        IcdaError: a class has no correctly predicted document, so no counterfactual can be made.
+        NoCounterfactual: a class has no correctly predicted document, so no counterfactual can
+            be made (the workflow then ends the run at its last iteration that could:
+            :func:`icda.model_selection.convergence`).
     """
     labels = np.asarray(labels)
     probabilities = np.asarray(probabilities, dtype=np.float64)
@@ -138,10 +157,7 @@ def build_plan(
     n = len(labels)
     m = min(n // (2 * len(classes)), *correct.values())
     if m == 0:
-        raise IcdaError(
-            f"no counterfactual can be built: correct predictions per class {correct} of {n} "
-            "documents. Fix: check the chosen model's history (dev accuracy) and training settings"
-        )
+        raise NoCounterfactual(correct, n)
     kept = sorted(int(d) for c in classes for d in order_by_class[c][:m])
     pools, pool_docs = {}, {}
     for c in classes:

@@ -241,7 +241,7 @@ def select_candidate(
             score=score(loss, history.degenerate, iteration, delta, previous_delta, delta_a_gate),
             original_dev_accuracy=correct,
             agreement=sum(agreement(predictions.dev.positions, f) for f in others) / len(others) if others else None,
-            rationale_probe=history.rationale_probe,
+            rationale_probe=history.rationale_probe, label_flip=history.label_flip,
         ))
     fresh = [c.predictions.dev.positions for c in candidates if not c.warm_start]
     pairs = [agreement(a, b) for i, a in enumerate(fresh) for b in fresh[i + 1:]]
@@ -257,7 +257,8 @@ class Signals:
     truth: the chosen selector's ΔA (None at iteration 0), its cross-entropy (nats) and accuracy
     (fraction) on the original dev set, the fresh candidates' mean pairwise agreement on dev
     rationales (fraction) and the chosen selector's rationale-probe accuracy on dev (fraction,
-    :mod:`icda.rationale_probe`); the last two None where ``choice.json`` lacks them."""
+    :mod:`icda.rationale_probe`) and the dev flip rate of its counterfactuals (fraction,
+    :mod:`icda.label_flip`); the last three None where ``choice.json`` lacks them."""
 
     iteration: int
     delta_A: float | None
@@ -265,12 +266,13 @@ class Signals:
     original_dev_accuracy: float | None
     agreement: float | None = None
     rationale_probe: float | None = None
+    label_flip: float | None = None
 
     @classmethod
     def of(cls, choice: Choice) -> "Signals":
         c = choice.chosen
         return cls(choice.iteration, c.delta_A, c.original_dev_loss, c.original_dev_accuracy, choice.agreement,
-                   c.rationale_probe)
+                   c.rationale_probe, c.label_flip)
 
 
 def stalled(signals: Sequence[Signals], patience: int, signal: str = "original_dev_loss") -> bool:
@@ -352,7 +354,51 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
                             f"({_value(best, final_choice):.4f})")
 
 
-def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = None) -> Decision:
+#: below this flip rate at every iteration, a run's counterfactuals mostly keep their original label:
+#: ICDA "did not apply" (:func:`verdict`)
+APPLIES_FLIP_RATE = 0.5
+
+
+def verdict(signals: Sequence[Signals], final: int) -> tuple[str, int, str]:
+    """Whether ICDA applied to a run, the iteration it then reports, and why in a line
+    (``icda.verdict: label_flip``; docs/judging-a-run.md), from the dev flip rates F_k of each
+    iteration's chosen selector (:mod:`icda.label_flip`; no rationale annotation read):
+
+    - ``"helped"``: ``final`` >= 1 and F_final > F_0, the loop's counterfactuals flip labels more
+      often than MMI's: ``final`` is reported;
+    - ``"did not apply"``: not helped, and every F_k < :data:`APPLIES_FLIP_RATE`: swapping the
+      selected sentences leaves most labels where they were (the label is not carried by one
+      sentence, or no selector found the one that carries it): MMI is reported;
+    - ``"wrong way"``: not helped otherwise, the loop's counterfactuals flip fewer labels than
+      MMI's (it taught the model a sentence that does not set the label): MMI is reported;
+    - ``"not measured"``: F_0 or F_final is missing (fine-tuning mode has no fixed sentence
+      vectors): ``final`` is reported.
+
+    Args:
+        signals: the run's iterations 0 … K, in order.
+        final: the iteration the stop rule and ``icda.final_choice`` took.
+    """
+    flips = {s.iteration: s.label_flip for s in signals}
+    first, last = flips.get(0), flips.get(final)
+    if first is None or last is None:
+        return "not measured", final, "no flip rate recorded (fine-tuning mode, or icda.verdict: none)"
+    if final >= 1 and last > first:
+        return "helped", final, (f"iteration {final}'s counterfactuals flip {last:.0%} of dev labels, "
+                                 f"MMI's {first:.0%}")
+    measured = [f for f in flips.values() if f is not None]
+    if max(measured) < APPLIES_FLIP_RATE:
+        return "did not apply", 0, (f"at most {max(measured):.0%} of any iteration's dev counterfactuals flip "
+                                    "their label: swapping the selected sentences does not change what the "
+                                    "others say; MMI reported")
+    if final == 0:
+        return "wrong way", 0, "the loop built no counterfactual past MMI; MMI reported"
+    return "wrong way", 0, (f"iteration {final}'s counterfactuals flip {last:.0%} of dev labels, no more "
+                            f"than MMI's {first:.0%}: the loop moved away from the sentences that set the "
+                            "label; MMI reported")
+
+
+def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = None,
+                blocked: str | None = None) -> Decision:
     """The stop rule after iteration k = ``choice.iteration`` (paper Algorithm 2; departures
     ``icda.stop_rule: rationales``, ``icda.stop_unchanged``; docs/sweep/stop_rule.md).
 
@@ -364,9 +410,15 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     ``patience_on`` (original dev loss or ΔA) reached no new minimum for ``stop_patience``
     iterations; ICDA is the iteration :func:`final_iteration` takes under ``final_choice``.
 
+    Whatever the rule, a ``blocked`` iteration (its selector gets a whole class wrong, so its pools
+    hold no counterfactual: :attr:`icda.records.Pools.blocked`) stops the run unconverged; ICDA
+    is then taken among the iterations before it by the same rule (MMI where k = 0: the run has no
+    augmented dataset, :attr:`icda.records.Decision.blocked`).
+
     Args:
         previous: the decision of iteration k − 1 (its ``signals`` carry the run's history);
             None at k = 0.
+        blocked: the iteration's pools record's ``blocked`` reason, or None.
 
     Raises:
         ValueError: k >= 1 without ``previous``, or ``previous`` is not iteration k − 1.
@@ -375,6 +427,14 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
     if k >= 1 and (previous is None or previous.iteration != k - 1):
         raise ValueError(f"iteration {k}: the stop rule needs the decision of iteration {k - 1}")
     signals = ([] if previous is None else [Signals(**s) for s in previous.signals]) + [Signals.of(choice)]
+    rule = "last" if icda.stop_rule == "paper" else icda.final_choice
+    if blocked is not None:
+        final, why = final_iteration(signals[:-1], rule) if k >= 1 else (0, "MMI")
+        why = (f"{why} before iteration {k}, which built no counterfactual" if k >= 1 else
+               "MMI: no iteration built counterfactuals (no augmented dataset)")
+        return _judged(Decision(iteration=k, stop=True, converged=False, reason=f"{blocked}: the loop cannot go on",
+                                signals=[dataclasses.asdict(s) for s in signals], final_iteration=final,
+                                final_reason=why, blocked=True), signals, icda)
     unimproved = icda.stop_rule == "paper" and bool(chosen.warm_start and chosen.best_epoch == -1)
     unchanged = icda.stop_unchanged and k >= 1 and chosen.delta_A == 0
     settled = (icda.stop_rule == "rationales" and k >= 1 and chosen.delta_A is not None
@@ -397,10 +457,23 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
                   else f"a fresh model won ({chosen.name})") + f"; iteration {k + 1} follows"
     converged = unimproved or unchanged or settled or flat
     stop = converged or k >= icda.max_iters
-    final = final_iteration(signals, "last" if icda.stop_rule == "paper" else icda.final_choice) if stop else None
-    return Decision(iteration=k, stop=stop, converged=converged, reason=reason,
-                    signals=[dataclasses.asdict(s) for s in signals],
-                    final_iteration=None if final is None else final[0], final_reason=None if final is None else final[1])
+    final = final_iteration(signals, rule) if stop else None
+    decision = Decision(iteration=k, stop=stop, converged=converged, reason=reason,
+                        signals=[dataclasses.asdict(s) for s in signals],
+                        final_iteration=None if final is None else final[0],
+                        final_reason=None if final is None else final[1])
+    return _judged(decision, signals, icda) if stop else decision
+
+
+def _judged(decision: Decision, signals: Sequence[Signals], icda: IcdaSettings) -> Decision:
+    """A stop decision with its :func:`verdict` (``icda.verdict: label_flip``); where the verdict
+    is not "helped", MMI is ICDA (the reason says so). Unchanged under ``icda.verdict: none``."""
+    if icda.verdict == "none":
+        return decision
+    what, final, why = verdict(signals, decision.final_iteration)
+    if final != decision.final_iteration:
+        decision = dataclasses.replace(decision, final_iteration=final, final_reason=f"{what}: {why}")
+    return dataclasses.replace(decision, verdict=what, verdict_reason=why)
 
 
 #: how many iterations' candidates the reported selector of each ``icda.final_selector`` reads

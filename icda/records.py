@@ -203,12 +203,13 @@ class History(Record):
     the data and embeddings (the job's, on its first model), "predictions": the final
     predictions and files}`` (None in files written before it existed); ``rationale_probe``: the
     dev accuracy of the rationale probe on the kept model's rationales (:mod:`icda.rationale_probe`;
-    None in fine-tuning mode and in files written before it existed)."""
+    None in fine-tuning mode and in files written before it existed); ``label_flip``: the dev flip
+    rate of the kept model's counterfactuals (:mod:`icda.label_flip`; None where not computed)."""
 
     WHAT: ClassVar[str] = "a training history"
     COMMAND: ClassVar[str] = "train"
     RANGES: ClassVar[dict] = {"best_epoch": (-1, None), "dev_loss": (0, None), "dev_accuracy": (0, 1),
-                              "seconds_per_epoch": (0, None), "rationale_probe": (0, 1)}
+                              "seconds_per_epoch": (0, None), "rationale_probe": (0, 1), "label_flip": (0, 1)}
 
     best_epoch: int
     dev_loss: float
@@ -223,6 +224,7 @@ class History(Record):
     comp_lambda: float = 1.0
     cpu_seconds: dict | None = None
     rationale_probe: float | None = None
+    label_flip: float | None = None
 
     @property
     def epochs_trained(self) -> int:
@@ -365,7 +367,7 @@ class CandidateScore(Record):
 
     RANGES: ClassVar[dict] = {"dev_loss": (0, None), "original_dev_loss": (0, None), "dev_accuracy": (0, 1),
                               "best_epoch": (-1, None), "delta_A": (0, 1), "score": (0, None), "agreement": (0, 1),
-                              "rationale_probe": (0, 1)}
+                              "rationale_probe": (0, 1), "label_flip": (0, 1)}
     name: str
     candidate_dir: str
     warm_start: bool
@@ -381,6 +383,8 @@ class CandidateScore(Record):
     agreement: float | None = None  #: mean share of dev documents where it picks what each other fresh candidate picks
     #: dev accuracy of the rationale probe on its rationales (icda.rationale_probe; None: not computed)
     rationale_probe: float | None = None
+    #: dev flip rate of its counterfactuals (icda.label_flip; None: not computed)
+    label_flip: float | None = None
 
 
 @dataclass(frozen=True)
@@ -586,24 +590,49 @@ class SplitPools(Record):
 @dataclass(frozen=True)
 class Pools(Record):
     """``pools.json`` of one iteration: the chosen candidate and :class:`SplitPools` of the
-    original train and dev splits (paper "Implementation", "Settings")."""
+    original train and dev splits (paper "Implementation", "Settings"), or, where the chosen
+    selector gets a whole class wrong so that no counterfactual can be built
+    (:class:`icda.counterfactual.NoCounterfactual`), ``blocked``: why, and no splits. A blocked
+    iteration ends its run (:func:`icda.model_selection.convergence`); nothing is augmented from it
+    (:meth:`read_plans` refuses it)."""
 
     WHAT: ClassVar[str] = "a pools record"
     COMMAND: ClassVar[str] = "pools"
     NESTED: ClassVar[tuple[str, ...]] = SPLITS_PREDICTED
     chosen: str
     candidate_dir: str
-    train: SplitPools
-    dev: SplitPools
+    train: SplitPools | None
+    dev: SplitPools | None
+    blocked: str | None = None
 
     @classmethod
     def _load_field(cls, name: str, value: Any) -> Any:
-        if name not in SPLITS_PREDICTED:
+        if name not in SPLITS_PREDICTED or value is None:
             return value
         try:
             return SplitPools.from_json(value)
         except ValueError as exc:
             raise ValueError(f"field '{name}': {exc}") from None
+
+    def check(self) -> None:
+        if (self.blocked is None) != (self.train is not None and self.dev is not None):
+            raise ValueError("a pools record holds either both splits' pools (train, dev) or 'blocked', "
+                             "the reason none could be built")
+
+    @classmethod
+    def read_plans(cls, path: str | Path, n_sentences: Any = None) -> "Pools":
+        """:meth:`read`, refusing a blocked record (augment and train need its plans).
+
+        Raises:
+            DataError: as :meth:`read`, or the record is blocked (the message says why).
+        """
+        record = cls.read(path, n_sentences)
+        if record.blocked is not None:
+            raise DataError(path, None, f"this iteration built no counterfactual ({record.blocked}); the "
+                            "run ends at it and nothing is augmented from it",
+                            "augment or train from an iteration whose pools were built (its converge.json "
+                            "names the iteration taken as ICDA)")
+        return record
 
     def check_sentences(self, n_sentences: dict[str, Sequence[int]]) -> None:
         """:meth:`SplitPools.check_sentences` of each split in ``n_sentences``
@@ -612,6 +641,14 @@ class Pools(Record):
 
 
 # --------------------------------------------------------------------------- converge
+
+
+#: a run's verdict (:func:`icda.model_selection.verdict`): the loop's counterfactuals flip labels
+#: more often than MMI's (its ICDA is reported); they flip few labels at any iteration, the label
+#: is not carried by the sentences a selector swaps (MMI reported); they flip fewer than MMI's
+#: (MMI reported); no flip rate could be measured (fine-tuning mode; ICDA reported as the stop
+#: rule took it)
+VERDICTS = ("helped", "did not apply", "wrong way", "not measured")
 
 
 @dataclass(frozen=True)
@@ -632,6 +669,21 @@ class Decision(Record):
     signals: list = field(default_factory=list)
     final_iteration: int | None = None
     final_reason: str | None = None
+    #: the iteration's pools record is blocked (:attr:`Pools.blocked`): the run stopped because its
+    #: selector got a whole class wrong, and this iteration has no augmented dataset
+    blocked: bool = False
+    #: once stopped, whether ICDA applied (:data:`VERDICTS`, :func:`icda.model_selection.verdict`;
+    #: None: ``icda.verdict: none``), and why, in a line
+    verdict: str | None = None
+    verdict_reason: str | None = None
+
+    def check(self) -> None:
+        _check_verdict(self.verdict)
+
+
+def _check_verdict(verdict: str | None) -> None:
+    if verdict is not None and verdict not in VERDICTS:
+        raise ValueError(f"field 'verdict' is {verdict!r}, not one of {list(VERDICTS)}")
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -771,6 +823,12 @@ class RunSummary(Record):
     per_iteration: list
     final_iteration: int | None = None
     final_reason: str | None = None
+    blocked: bool = False  #: the run stopped at an iteration that built no counterfactual (Decision.blocked)
+    verdict: str | None = None  #: whether ICDA applied (Decision.verdict)
+    verdict_reason: str | None = None
+
+    def check(self) -> None:
+        _check_verdict(self.verdict)
 
     @property
     def icda_iteration(self) -> int | None:

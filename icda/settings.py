@@ -234,6 +234,8 @@ CANDIDATE_CHOICES = ("loss", "agreement")
 #: ``icda.final_selector``: the selector an iteration k >= 1 reports (:func:`icda.model_selection.ensemble_window`)
 FINAL_SELECTORS = ("chosen", "candidates", "ensemble")
 POOL_SOURCES = ("chosen", "vote")
+#: ``icda.verdict``: how a run judges whether ICDA applied (:func:`icda.model_selection.verdict`)
+VERDICT_RULES = ("label_flip", "none")
 #: ``icda.pool_confidence``: whose class probabilities pick the pools' documents (:func:`icda.steps.pools.make_pools`)
 POOL_CONFIDENCES = ("chosen", "mean")
 #: ``icda.patience_on``: the signal ``icda.stop_patience`` watches (lower is better)
@@ -276,6 +278,10 @@ class IcdaSettings:
     candidates read as one (:class:`icda.model.SelectorEnsemble`;
     docs/experiments/iteration-candidates.md); or ``"ensemble"``, those of iterations
     max(1, k − 2) … k (departure 28); the loop itself (pools, ΔA, the stop rule) follows the chosen candidate either way.
+    ``verdict``: ``"label_flip"``, each run says whether ICDA helped, did not apply or went the
+    wrong way, from its counterfactuals' dev flip rates (:mod:`icda.label_flip`), and reports MMI
+    where it did not help (:func:`icda.model_selection.verdict`; departure 30); ``"none"``, no
+    verdict (the paper).
     Departures: docs/departures.md.
     """
 
@@ -298,6 +304,7 @@ class IcdaSettings:
     pool_confidence: str = "chosen"
     warm_start: bool = False
     final_selector: str = "chosen"
+    verdict: str = "label_flip"
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:
         """``counterfactual_classes`` for C = ``n_classes`` classes, every class given (None when
@@ -324,7 +331,7 @@ class IcdaSettings:
         for name, allowed in (("stop_rule", STOP_RULES), ("final_choice", FINAL_CHOICES),
                               ("patience_on", PATIENCE_SIGNALS), ("candidate_choice", CANDIDATE_CHOICES),
                               ("pool_source", POOL_SOURCES), ("pool_confidence", POOL_CONFIDENCES),
-                              ("final_selector", FINAL_SELECTORS)):
+                              ("final_selector", FINAL_SELECTORS), ("verdict", VERDICT_RULES)):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{where}.{name}={getattr(self, name)!r}: use one of {list(allowed)}")
         if not 0 <= self.stop_delta_a <= 1:

@@ -353,7 +353,7 @@ def test_an_interrupted_multi_candidate_job_leaves_no_output_folder(tmp_path, mo
         out_dir.mkdir(parents=True)
         (out_dir / "history.json").write_text("{}")
 
-    monkeypatch.setattr(steps_train, "_load", lambda *a: (None, None, 0.0))
+    monkeypatch.setattr(steps_train, "_load", lambda *a, **kw: (None, None, 0.0))
     monkeypatch.setattr(steps_train, "_train", fake_train)
     out = tmp_path / "iter1" / "candidates"
     with pytest.raises(KeyboardInterrupt):

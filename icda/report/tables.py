@@ -106,9 +106,18 @@ def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, i
     return out
 
 
+def verdict_line(summary: RunSummary) -> str:
+    """A run's verdict in the words a researcher reads: "ICDA helped (…)", "ICDA did not apply (…)",
+    "ICDA went the wrong way (…)" or "ICDA's effect was not measured (…)"."""
+    words = {"helped": "ICDA helped", "did not apply": "ICDA did not apply", "wrong way": "ICDA went the wrong way",
+             "not measured": "ICDA's effect was not measured"}
+    return f"{words[summary.verdict]} ({summary.verdict_reason})"
+
+
 def run_notes(summaries: Iterable[str | Path] | None) -> dict[str, list[str]]:
-    """{dataset: one line per run whose ICDA a reader should not take for a fixed point of the
-    loop}, from each run's ``summary.json``: a run whose ICDA is not its last iteration (which
+    """{dataset: the lines a reader needs beside the numbers}, from each run's ``summary.json``:
+    every run's verdict (:func:`verdict_line`: whether ICDA helped, did not apply or went the
+    wrong way, measured without ground truth); a run whose ICDA is not its last iteration (which
     iteration it reports, and why: its final choice, e.g. ``icda.final_choice: rationale_probe``
     when the loop made the rationales worse; departure 29), and a run that did not converge (it
     stopped at ``icda.max_iters``, so its ICDA is where the loop stopped; on restaurant, connect and
@@ -123,10 +132,14 @@ def run_notes(summaries: Iterable[str | Path] | None) -> dict[str, list[str]]:
         summary = RunSummary.read(path)
         k, last = summary.icda_iteration, summary.iterations - 1
         lines = out.setdefault(summary.dataset, [])
-        if k is not None and k != last:
+        if summary.verdict is not None:
+            lines.append(f"{summary.dataset} run {summary.run}: {verdict_line(summary)}")
+        if k is not None and k != last and not (k == 0 and summary.verdict in ("did not apply", "wrong way")):
             what = "MMI, iteration 0" if k == 0 else f"iteration {k}"
             lines.append(f"{summary.dataset} run {summary.run}: ICDA is {what}, not the last ({last}): {summary.final_reason}")
-        if not summary.converged and last >= 1:
+        if summary.blocked:
+            lines.append(f"{summary.dataset} run {summary.run}: stopped at iteration {last}: {summary.reason}")
+        elif not summary.converged and last >= 1:
             lines.append(f"{summary.dataset} run {summary.run}: did not converge ({summary.reason}): its ICDA is "
                          "where the loop stopped, not a fixed point")
     return {dataset: lines for dataset, lines in out.items() if lines}

@@ -38,7 +38,7 @@ def write_augmented(pools: str | Path, data_dir: str | Path, seed: int, max_sent
             documents, or a position outside the first ``max_sentences`` sentences of its document).
     """
     documents = {split: read_split(data_dir, split) for split in ("train", "dev")}
-    record = Pools.read(pools, {split: [min(len(d.sentences), max_sentences) for d in docs]
+    record = Pools.read_plans(pools, {split: [min(len(d.sentences), max_sentences) for d in docs]
                                 for split, docs in documents.items()})
     written = {}
     for offset, (split, docs) in enumerate(documents.items()):

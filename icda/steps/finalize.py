@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from icda.data.document import read_split
+from icda.errors import IcdaError
 from icda.io import atomic_path, check_output, check_output_dir
 from icda.model_selection import cross_entropy
 from icda.records import Choice
@@ -74,6 +75,10 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
     """
     if len(augmented) != len(choices):
         raise ValueError(f"{len(augmented)} augmented files but {len(choices)} choices: pass one of each per run")
+    if not choices:
+        raise IcdaError("no run built counterfactuals (each run's MMI got a whole class wrong: its "
+                        "iter0/converge.json says which), so there is no ICDA dataset or selector. Fix: give "
+                        "the dataset more documents of that class, or more runs (n_runs)")
     labels = [d.label for d in read_split(data_dir, "dev")]
     best, losses = final_run(choices, labels)
     for path, loss in zip(choices, losses):
@@ -92,9 +97,9 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
 def register(sub) -> None:
     p = sub.add_parser("finalize", help="pick the final augmented dataset among the runs",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--augmented", type=Path, nargs="+", required=True,
+    p.add_argument("--augmented", type=Path, nargs="*", required=True,
                    help="each run's ICDA iteration's augmented/train.jsonl")
-    p.add_argument("--choices", type=Path, nargs="+", required=True,
+    p.add_argument("--choices", type=Path, nargs="*", required=True,
                    help="each run's ICDA iteration's choice.json, in the order of --augmented")
     p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (original dev labels)")
     p.add_argument("--out", type=Path, required=True, help="icda_dataset.jsonl")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from icda.counterfactual import build_plan
+from icda.counterfactual import NoCounterfactual, build_plan
 from icda.data.document import read_split
 from icda.model_selection import majority_vote
 from icda.records import Choice, Pools, SplitPools
@@ -45,10 +45,14 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     ``pool_min`` is a floor on the training split's pools only (the dev counterfactuals, drawn once
     to select epochs, keep the share).
 
+    Where the chosen selector classifies no document of some class right on a split
+    (:class:`~icda.counterfactual.NoCounterfactual`), the record is ``blocked`` with the reason
+    and holds no pools: the converge step then ends the run at its last iteration that built
+    counterfactuals, and the workflow's other runs go on.
+
     Raises:
         DataError: a file is missing or malformed (among others, a prediction whose document count
             differs from the prepared split's, or a position outside its document).
-        IcdaError: a class has no correctly predicted document.
     """
     chosen = Choice.read(choice)
     documents = {split: read_split(data_dir, split) for split in ("train", "dev")}
@@ -65,8 +69,14 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
         if pool_confidence == "mean" and fresh:
             probabilities = np.mean([np.asarray(getattr(p, split).class_probabilities, dtype=np.float64) for p in fresh],
                                     axis=0)
-        plan, stats = build_plan([d.label for d in docs], probabilities, positions,
-                                 pool_fraction, pool_base, targets, pool_min if split == "train" else 0)
+        try:
+            plan, stats = build_plan([d.label for d in docs], probabilities, positions,
+                                     pool_fraction, pool_base, targets, pool_min if split == "train" else 0)
+        except NoCounterfactual as exc:
+            reason = f"iteration {chosen.iteration}'s selector ({chosen.chosen.name}), on the {split} split: {exc}"
+            log.warning("%s", reason)
+            return Pools(chosen=chosen.chosen.name, candidate_dir=chosen.chosen.candidate_dir, train=None,
+                         dev=None, blocked=reason)
         splits[split] = SplitPools(stats=stats, plan=plan, pool_sentences={
             str(c): [docs[d].sentences[p] for d, p in refs] for c, refs in plan.pools.items()})
         log.info("%s: kept %d of %d, pool sizes %s", split, len(plan.kept), stats["n_documents"],

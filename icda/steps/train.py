@@ -30,6 +30,7 @@ from icda.errors import ConfigError
 from icda.layout import history_path, model_path, predictions_path
 from icda.loading import Workspace, load_settings, load_weights, open_workspace, save_model
 from icda.model import CachedSentences
+from icda.label_flip import fit_sentence_judge, flip_rate
 from icda.rationale_probe import probe_accuracy, rationale_vectors
 from icda.records import Choice, History, Pools, Predictions
 from icda.settings import Settings
@@ -139,7 +140,7 @@ def train_candidates(
         raise ValueError(f"the warm start {warm!r} needs init and must be one of {list(seeds)}")
     if comp_lambdas is not None and set(comp_lambdas) != set(seeds):
         raise ValueError(f"comp_lambdas names {sorted(comp_lambdas)}, the candidates are {sorted(seeds)}")
-    ws, data, load_cpu = _load(settings, data_dir, embeddings, pools, augmented_dev)
+    ws, data, load_cpu = _load(settings, data_dir, embeddings, pools, augmented_dev, judge=comp_lambdas is None)
     out_dir = Path(out_dir)
     partial = out_dir.with_name(out_dir.name + PARTIAL_SUFFIX)  # published whole, or not at all
     shutil.rmtree(partial, ignore_errors=True)
@@ -167,11 +168,13 @@ class _TrainingData:
     dev_ids: Any
     dev_labels: Any
     dev_rationale: list | None
+    judge: Any = None  #: the label-flip check's sentence judge (:func:`sentence_judge`), or None
 
 
 def _load(settings: Settings, data_dir: str | Path, embeddings: str | Path | None, pools: str | Path | None,
-          augmented_dev: str | Path | None) -> tuple[Workspace, _TrainingData, float]:
-    """(the workspace, its :class:`_TrainingData`, the CPU seconds loading them took).
+          augmented_dev: str | Path | None, judge: bool = True) -> tuple[Workspace, _TrainingData, float]:
+    """(the workspace, its :class:`_TrainingData`, the CPU seconds loading them took); ``judge``:
+    fit the label-flip check's sentence judge where the settings ask for it (not for COMP).
 
     Raises:
         ValueError: ``pools`` without ``augmented_dev`` or the reverse.
@@ -180,7 +183,10 @@ def _load(settings: Settings, data_dir: str | Path, embeddings: str | Path | Non
         raise ValueError("train on augmented data needs both pools and augmented_dev")
     start = time.process_time()
     ws = open_workspace(settings, data_dir, embeddings)
-    return ws, _training_data(ws, pools, augmented_dev), time.process_time() - start
+    data = _training_data(ws, pools, augmented_dev)
+    if judge:
+        data = dataclasses.replace(data, judge=sentence_judge(ws))
+    return ws, data, time.process_time() - start
 
 
 def _training_data(ws: Workspace, pools: str | Path | None, augmented_dev: str | Path | None) -> _TrainingData:
@@ -188,7 +194,7 @@ def _training_data(ws: Workspace, pools: str | Path | None, augmented_dev: str |
     if pools is not None:
         aug_dev = ws.sentence_ids(read_documents(augmented_dev), str(augmented_dev))
         sizes = {"train": train.n_sentences.tolist(), "dev": dev.n_sentences.tolist()}
-        return _TrainingData(train, dev, test, Pools.read(pools, sizes).train.plan, pools, aug_dev.ids,
+        return _TrainingData(train, dev, test, Pools.read_plans(pools, sizes).train.plan, pools, aug_dev.ids,
                              aug_dev.labels, None)
     rationale = [d.rationale for d in dev.documents]
     return _TrainingData(train, dev, test, None, None, dev.ids, dev.labels,
@@ -234,6 +240,7 @@ def _train(ws: Workspace, settings: Settings, seed: int, out_dir: str | Path, in
             predictions[name]["probabilities"] = pred.probabilities.round(6).tolist()
     history = History.from_json(result.to_json() | {
         "rationale_probe": _rationale_probe(ws, train, data.dev, predictions),
+        "label_flip": _label_flip(data.judge, data.dev, predictions),
         "seed": seed,
         "init": None if init is None else str(init),
         "augmented": None if data.pools is None else str(data.pools),
@@ -263,6 +270,33 @@ def _rationale_probe(ws: Workspace, train, dev, predictions: dict) -> float | No
     x = {name: rationale_vectors(table, split.ids.numpy(), predictions[name]["positions"])
          for name, split in (("train", train), ("dev", dev))}
     return round(probe_accuracy(x["train"], train.labels.tolist(), x["dev"], dev.labels.tolist()), 6)
+
+
+def sentence_judge(ws: Workspace) -> np.ndarray | None:
+    """The label-flip check's sentence judge (:func:`icda.label_flip.fit_sentence_judge`) on the
+    training split, fitted once per job where a run's verdict reads it (``icda.verdict:
+    label_flip``, frozen mode); else None. Float [U, C]."""
+    if ws.settings.icda.verdict != "label_flip" or not isinstance(ws.sentences, CachedSentences):
+        return None
+    train = ws.split("train")
+    return fit_sentence_judge(ws.sentences.vectors.numpy(), _document_ids(train), train.labels.tolist(),
+                              ws.settings.model.n_classes)
+
+
+def _document_ids(split) -> list[list[int]]:
+    return [row[:n].tolist() for row, n in zip(split.ids, split.n_sentences)]
+
+
+def _label_flip(judge: np.ndarray | None, dev, predictions: dict) -> float | None:
+    """The dev flip rate of the kept model's counterfactuals (:func:`icda.label_flip.flip_rate`), or
+    None without a judge. ``dev``: the original dev split."""
+    if judge is None:
+        return None
+    probabilities = np.asarray(predictions["dev"].get("probabilities", predictions["dev"]["prob_positive"]))
+    predicted = probabilities.argmax(axis=1) if probabilities.ndim == 2 else (probabilities > 0.5).astype(int)
+    rate = flip_rate(judge, _document_ids(dev), dev.labels.tolist(), predictions["dev"]["positions"],
+                     predicted.tolist())
+    return None if rate is None else round(rate, 6)
 
 
 # --------------------------------------------------------------------------- the command

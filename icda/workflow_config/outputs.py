@@ -36,8 +36,10 @@ def write_run_summary(dataset: str, run: int, choices: list[str], decisions: lis
     last = Decision.read(decisions[-1])
     summary = RunSummary(dataset=dataset, run=int(run), iterations=len(iterations), converged=last.converged,
                          reason=last.reason, per_iteration=iterations, final_iteration=last.final_iteration,
-                         final_reason=last.final_reason)
+                         final_reason=last.final_reason, blocked=last.blocked, verdict=last.verdict,
+                         verdict_reason=last.verdict_reason)
     summary.write(out)
     _log(log, f"{dataset} run {run}: {len(iterations)} iterations; {last.reason}; ICDA is iteration "
-              f"{summary.icda_iteration} ({last.final_reason})")
+              f"{summary.icda_iteration} ({last.final_reason})"
+              + ("" if last.verdict is None else f"; verdict: {last.verdict} ({last.verdict_reason})"))
     return summary.to_json()

@@ -85,6 +85,14 @@ def icda_iteration(dataset, run):
     return taken_as_icda(range(last + 1), taken)
 
 
+def has_augmented_dataset(dataset, run):
+    """Whether the run's ICDA iteration built counterfactuals (not so where MMI's pools were
+    blocked: the run stopped at iteration 0 with no augmented dataset)."""
+    last = last_iteration(dataset, run)
+    decision = Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=last).output[0])
+    return not (decision.blocked and icda_iteration(dataset, run) == last)
+
+
 def iteration_files(dataset, run, name):
     """``name`` (e.g. eval.json) of every iteration of one run, up to its last."""
     last = last_iteration(dataset, run)
@@ -148,7 +156,8 @@ def get_final_iterations(wildcards):
     predictions) of the iteration its stop rule took as ICDA, by which finalize compares the
     runs; in run order."""
     dataset = wildcards.dataset
-    last = {run: {"dataset": dataset, "run": run, "k": icda_iteration(dataset, run)} for run in RUNS}
+    last = {run: {"dataset": dataset, "run": run, "k": icda_iteration(dataset, run)} for run in RUNS
+            if has_augmented_dataset(dataset, run)}
     return {
         "augmented": [f"{ITER}/augmented/train.jsonl".format(**it) for it in last.values()],
         "choices": [f"{ITER}/choice.json".format(**it) for it in last.values()],
@@ -238,9 +247,11 @@ def get_train_args(wc, input):
 
 
 def get_converge_inputs(wc):
-    """This iteration's choice (and augmented set: the next iteration needs it), and from
-    iteration 1 on the previous decision, whose signals the stop rule reads."""
-    inputs = {"choice": f"{ITER}/choice.json", "settings": SETTINGS, "augmented": f"{ITER}/augmented/train.jsonl"}
+    """This iteration's choice and pools (a blocked pools record ends the run; the next
+    iteration's training asks for the augmented dev set itself, finalize for the ICDA iteration's
+    augmented train set), and from iteration 1 on the previous decision, whose signals the stop
+    rule reads."""
+    inputs = {"choice": f"{ITER}/choice.json", "settings": SETTINGS, "pools": f"{ITER}/pools.json"}
     inputs = {name: path.format(**_iteration(wc)) for name, path in inputs.items()}
     if int(wc.k) >= 1:
         inputs["previous"] = f"{ITER}/converge.json".format(**_iteration(wc, int(wc.k) - 1))

@@ -14,7 +14,8 @@ checkpoint converge:
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda converge --choice {input.choice:q} {params.previous} --settings {input.settings:q}"
+        "python -m icda converge --choice {input.choice:q} --pools {input.pools:q} {params.previous}"
+        " --settings {input.settings:q}"
         " --out {output:q} > {log:q} 2>&1"
 
 

@@ -1,0 +1,83 @@
+"""Replay the label-flip check (icda/label_flip.py) on finished runs, beside what ground truth says.
+
+Per run and iteration of a robustness.py folder (``--out``'s ``<path>/results``): the chosen
+selector's dev flip rate, its dev and test precision (ground truth, to judge the check; the check
+itself never reads it) and its dev accuracy. The question: does the flip rate, read without
+ground truth, say which iterations' rationales carry the label (docs/experiments/own-data.md)?
+
+    PYTHONPATH=. .venv/bin/python benchmarks/label_flip_replay.py ../bench/own/fixed/results
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from icda.label_flip import fit_sentence_judge, flip_rate
+from icda.layout import CHOICE_FILE, EVAL_FILE
+from icda.loading import load_settings, open_workspace
+from icda.model import CachedSentences
+from icda.records import Choice, Decision, Evaluation
+from icda.metrics import rationale_metrics
+
+
+def dataset_rows(results: Path, dataset: str) -> list[dict]:
+    """One row per (run, iteration) of ``results/<dataset>``."""
+    settings = load_settings(results / dataset / "settings.json")
+    ws = open_workspace(settings, results / dataset / "data", results / dataset / "embeddings.pt")
+    if not isinstance(ws.sentences, CachedSentences):
+        raise SystemExit(f"{dataset}: the check needs frozen sentence vectors")
+    table = ws.sentences.vectors.numpy()
+    train, dev = ws.split("train"), ws.split("dev")
+    ids = lambda split: [row[:n].tolist() for row, n in zip(split.ids, split.n_sentences)]
+    scores = fit_sentence_judge(table, ids(train), train.labels.tolist(), settings.model.n_classes)
+    dev_ids, dev_labels = ids(dev), dev.labels.tolist()
+    truth = [d.rationale for d in dev.documents]
+    rows = []
+    for run in sorted((results / dataset).glob("run*"), key=lambda p: int(p.name[3:])):
+        k = 0
+        while (run / f"iter{k}" / "converge.json").exists():
+            it = run / f"iter{k}"
+            choice = Choice.read(it / CHOICE_FILE)
+            pred = choice.predictions().dev
+            probs = np.asarray(pred.class_probabilities)
+            predicted = probs.argmax(axis=1) if probs.ndim == 2 else (probs > 0.5).astype(int)
+            rate = flip_rate(scores, dev_ids, dev_labels, pred.positions, predicted.tolist())
+            dev_precision = (rationale_metrics(pred.positions, truth, dev.n_sentences.tolist())["precision"]
+                             if all(t is not None for t in truth) else None)
+            test = Evaluation.read(it / EVAL_FILE).precision if (it / EVAL_FILE).exists() else None
+            decision = Decision.read(it / "converge.json")
+            rows.append({"dataset": dataset, "run": run.name, "k": k, "flip": rate, "dev_precision": dev_precision,
+                         "test_precision": test, "dev_accuracy": float((predicted == np.asarray(dev_labels)).mean()),
+                         "final": decision.final_iteration if decision.stop else None})
+            if decision.stop:
+                break
+            k += 1
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", type=Path, nargs="+", help="a robustness run's <path>/results folder")
+    args = parser.parse_args(argv)
+    print("| dataset | run | flip rate per iteration | dev precision | test precision | dev accuracy | ICDA |")
+    print("|---|---|---|---|---|---|---|")
+    for results in args.results:
+        results = results.resolve()
+        os.chdir(results.parent)  # candidate folders are named from the workflow's folder
+        for dataset in sorted(p.parent.name for p in results.glob("*/settings.json")):
+            rows = dataset_rows(results, dataset)
+            for run in dict.fromkeys(r["run"] for r in rows):
+                rs = [r for r in rows if r["run"] == run]
+                fmt = lambda key, scale=100: " → ".join("–" if r[key] is None else f"{scale * r[key]:.0f}" for r in rs)
+                print(f"| {dataset} | {run} | {fmt('flip')} | {fmt('dev_precision')} | {fmt('test_precision')} | "
+                      f"{fmt('dev_accuracy')} | {rs[-1]['final']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
