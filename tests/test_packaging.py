@@ -160,3 +160,18 @@ def test_the_package_keeps_its_layers():
     code = "import sys\nfrom importlinter.cli import lint_imports\nsys.exit(lint_imports(no_cache=True))"
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_release_is_named_the_same_everywhere():
+    """pyproject.toml's version is icda.__version__, CITATION.cff's version (with the release
+    date) and the CHANGELOG's newest release heading (``## [0.3.0] - 2026-11-28``)."""
+    import icda
+
+    version = PROJECT["version"]
+    assert icda.__version__ == version
+    citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    assert str(citation["version"]) == version
+    heading = re.search(r"^## (.+)$", (REPO / "CHANGELOG.md").read_text(), re.M).group(1)
+    assert heading == f"[{version}] - {citation['date-released']}", f"CHANGELOG.md's newest release: {heading}"
+    paper = citation["preferred-citation"]
+    assert paper["doi"] == "10.1609/aaai.v39i19.34195" and (paper["start"], paper["end"]) == (19931, 19938)
