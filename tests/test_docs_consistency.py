@@ -1,0 +1,60 @@
+"""The documentation says what the code does and what was decided, not where it was discussed:
+departure 10's formula is the one ``build_plan`` computes, the authors'-code departures are in
+order, the ERASER format's reference names class names, and no file names a tracker number
+("issue" and a number) that means nothing to a reader of the repository."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from icda.counterfactual import build_plan
+
+REPO = Path(__file__).resolve().parents[1]
+DEPARTURES = (REPO / "docs/departures.md").read_text(encoding="utf-8")
+
+
+def _row(label: str) -> str:
+    return next(line for line in DEPARTURES.splitlines() if line.startswith(f"| {label} |"))
+
+
+def test_departure_10_states_the_kept_originals_as_the_code_computes_them():
+    """m = min(⌊N/(2C)⌋, correct in each class): 12 documents, 3 classes, every prediction right
+    keep 2 per class (⌊12/6⌋), not the binary formula's ⌊12/4⌋ = 3."""
+    assert "m = min(⌊N/(2C)⌋, correct in each class)" in _row("10")
+    labels = np.repeat([0, 1, 2], 4)
+    probabilities = np.eye(3)[labels] * 0.8 + 0.2 / 3
+    _, stats = build_plan(labels, probabilities, [[0]] * 12)
+    assert stats["m_per_class"] == 12 // (2 * 3) == 2
+    _, binary = build_plan(np.repeat([0, 1], 6), np.repeat([0.1, 0.9], 6), [[0]] * 12)
+    assert binary["m_per_class"] == 12 // 4 == 3  # binary: ⌊N/4⌋, the row's special case
+
+
+def test_the_authors_code_departures_are_in_order():
+    section = DEPARTURES.split("## From the authors' code", 1)[1]
+    labels = re.findall(r"^\| ([A-Z]) \|", section, flags=re.M)
+    assert labels == sorted(labels) and labels[:4] == ["A", "B", "C", "D"], labels
+
+
+def test_the_eraser_format_reference_names_class_names():
+    """config/README.md (generated from the schema) says ERASER's classification may be a name
+    (NEG, POS) as the reader accepts, not only "0" … "C−1"."""
+    row = next(line for line in (REPO / "config/README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `datasets.<name>.format` |"))
+    assert "NEG" in row and "class_names" in row, row
+
+
+def test_no_file_names_a_tracker_number():
+    out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout.split()
+    roots = ("docs/", "tests/", "icda/", "benchmarks/", "scripts/", "workflow/", "config/", "profiles/")
+    files = [REPO / f for f in out if (f.startswith(roots) or "/" not in f) and (REPO / f).is_file()
+             and Path(f).suffix in {".md", ".py", ".yaml", ".yml", ".smk", ".sh", ".rst", ".cff", ".toml"}]
+    pattern = re.compile(r"\bissues? #?\d+\b", re.I)
+    hits = [f"{f.relative_to(REPO)}:{n}: {m.group(0)}" for f in files
+            for n, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+            for m in [pattern.search(line)] if m]
+    assert not hits, ("say what was decided or tested instead of a tracker number: " + "; ".join(hits[:20]))
