@@ -58,3 +58,28 @@ def test_no_file_names_a_tracker_number():
             for n, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
             for m in [pattern.search(line)] if m]
     assert not hits, ("say what was decided or tested instead of a tracker number: " + "; ".join(hits[:20]))
+
+
+_BASH = re.compile(r"^```bash\n(.*?)^```", re.M | re.S)
+#: where a command line writes: a redirection, --out, --directory
+_WRITES = re.compile(r"(?:>>?|--out|--directory)\s+(\S+)")
+
+
+def test_the_readme_examples_write_outside_the_clone_in_a_folder_of_their_own():
+    """The smoke run and the predict examples of README.md and docs/outputs.md write only into a
+    folder made by ``mktemp -d`` (per user, new each time): nothing into the clone's root, nothing
+    into a fixed /tmp path another user may own. The workflow's own results/ is the exception."""
+    for doc in ("README.md", "docs/outputs.md"):
+        blocks = _BASH.findall((REPO / doc).read_text(encoding="utf-8"))
+        assert blocks, doc
+        text = "\n".join(blocks)
+        temporary = set(re.findall(r"^(\w+)=\$\(mktemp -d\)", text, flags=re.M))
+        assert "/tmp/" not in text, f"{doc}: a fixed /tmp path"
+        for block in blocks:
+            for target in _WRITES.findall(block):
+                folder = re.fullmatch(r'"\$(\w+)(?:/[^"]*)?"', target)
+                assert target.startswith("results/") or (folder and folder.group(1) in temporary), (
+                    f"{doc}: {target!r} is written into the clone or a shared folder; use a folder "
+                    "made by `mktemp -d`")
+    readme = "\n".join(_BASH.findall((REPO / "README.md").read_text(encoding="utf-8")))
+    assert '--directory "$smoke"' in readme and "predictions.jsonl" in readme
