@@ -83,3 +83,32 @@ def test_the_readme_examples_write_outside_the_clone_in_a_folder_of_their_own():
                     "made by `mktemp -d`")
     readme = "\n".join(_BASH.findall((REPO / "README.md").read_text(encoding="utf-8")))
     assert '--directory "$smoke"' in readme and "predictions.jsonl" in readme
+
+
+def test_contributing_names_real_files_functions_and_checks():
+    """CONTRIBUTING.md: every file it names exists, every ``function`` it names in a module's
+    sentence is defined there, the four places that list the data formats each hold every format
+    of the spec, and the checks it asks for are commands that exist."""
+    from icda.cli import COMMANDS
+    from icda.data.dataset_spec import _CHOICES
+
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    paths = set(re.findall(r"`((?:icda|workflow|tests|scripts|config|docs)/[\w/.<>-]+\.(?:py|yaml|smk|md|sh))`", text))
+    missing = sorted(p for p in paths if "<" not in p and not (REPO / p).exists())
+    assert paths and not missing, f"CONTRIBUTING.md names files that do not exist: {missing}"
+    for module, names in [("icda/steps/prepare.py", ["read_splits"]), ("icda/data/readers.py", ["_lines"]),
+                          ("icda/workflow_config/dataset_inputs.py", ["data_files"]),
+                          ("icda/data/dataset_spec.py", ["_CHOICES"]), ("icda/report/tables.py", ["GROUP_DATA"])]:
+        source = (REPO / module).read_text(encoding="utf-8")
+        for name in names:
+            assert f"`{name}`" in text and re.search(rf"^(?:def {name}\(|{name} = )", source, re.M), (module, name)
+    formats = set(_CHOICES["format"]) | set(_CHOICES["test_format"])
+    prepare = (REPO / "icda/steps/prepare.py").read_text(encoding="utf-8")
+    schema = (REPO / "workflow/schemas/config.schema.yaml").read_text(encoding="utf-8")
+    for fmt in formats - {"jsonl"}:  # jsonl is prepare's else branch
+        assert f'fmt == "{fmt}"' in prepare, fmt
+    for key in ("format", "test_format"):
+        enum = re.search(rf"^\s+{key}: {{enum: \[([^\]]*)\]", schema, re.M).group(1)
+        assert {v.strip() for v in enum.split(",")} == set(_CHOICES[key]), key
+    assert "config_reference" in COMMANDS and "config-reference --check" in text
+    assert "lint-imports" in text and "pytest -q" in text
