@@ -16,7 +16,7 @@ The folder is a dataset's results folder of a run of the workflow (``data/<split
 ``embeddings.pt``, the sentence vectors of every split).
 
 ``--readouts`` also encodes the split's sentences once more with the run's encoder settings, all
-layers kept, and probes four read-outs of that one pass (issue 51): the last layer's mean (unit
+layers kept, and probes four read-outs of that one pass (docs/experiments/hotel_readout.md): the last layer's mean (unit
 length), the same with the sentence minus its document's mean appended, the means of all layers
 concatenated (unit length), and the last three layers' means with the document-centred copy: the
 distance between the loop and what the vectors carry.

@@ -192,7 +192,7 @@ def _mean_sd(values: list[float]) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    """The per-dataset summary as Markdown, with the failure modes (issue 57): the lowest run, the
+    """The per-dataset summary as Markdown, with the failure modes: the lowest run, the
     smallest gain over MMI, the runs below their MMI and their CDA, and the runs whose reported
     ICDA is more than 3 points below their best iteration; then the best iteration's mean and
     lowest run, the bound of any rule that reports one of the run's iterations (MMI included)."""

@@ -38,7 +38,7 @@ records and settings, with where the files lie (:mod:`icda.layout`), io and erro
 ``lint-imports`` checks it (the contracts in pyproject.toml; tests/test_packaging.py).
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 import sys as _sys
 

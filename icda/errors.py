@@ -37,6 +37,25 @@ def rebuild_fix(path: str | Path, command: str) -> str:
             f"that writes it and every job after it), or rerun `python -m icda {command}`")
 
 
+def import_extra(module: str, extra: str, purpose: str):
+    """Import ``module``, a package of the optional extra ``extra`` of pyproject.toml (``llm``,
+    ``slurm``), that ``purpose`` needs; the module.
+
+    Raises:
+        ConfigError: ``module`` is not installed; the message names the extra to install
+            (``pip install 'icda[<extra>]'``, or ``scripts/install.sh``, which installs every extra
+            the tests use).
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(f"{purpose} needs the Python package {module!r}, which is not installed ({exc}). "
+                          f"Fix: pip install 'icda[{extra}]' (or `pip install -e '.[{extra}]'` in a clone; "
+                          "scripts/install.sh installs it)") from None
+
+
 # --------------------------------------------------------------------------- secrets
 
 #: what a secret is replaced with in log lines, error messages and recorded files

@@ -66,7 +66,7 @@ def test_values_the_workflow_cannot_use_fail_the_schema_in_words(config, message
 ])
 def test_a_number_that_is_not_finite_fails_the_check_naming_its_key(config, key):
     """NaN passes every JSON-schema bound (each comparison with NaN is false): settings.json
-    recorded it and training failed late (issue 49)."""
+    recorded it and training failed late."""
     with pytest.raises(ConfigError) as err:
         config_check.check_config({"datasets": {"toy": TOY}} | config, SCHEMA)
     assert f"{key} is not a finite number (NaN and infinity pass no range check" in str(err.value), str(err.value)
@@ -85,7 +85,7 @@ def test_a_number_that_is_not_finite_fails_the_check_naming_its_key(config, key)
 ])
 def test_sizes_that_allocate_are_bounded(config, message):
     """encoder.max_sentences 10⁹ asked for 128 GB in train (a positional table of
-    max_sentences × d_model floats); every size that allocates has an upper bound (issue 49)."""
+    max_sentences × d_model floats); every size that allocates has an upper bound."""
     with pytest.raises(ConfigError) as err:
         config_check.check_config({"datasets": {"toy": TOY}} | config, SCHEMA)
     assert message in str(err.value), str(err.value)

@@ -267,7 +267,7 @@ def test_bad_eraser_input_is_named_by_file_line_and_annotation(tmp_path, ann, pr
     assert f"test.jsonl:2: {problem}" in str(err.value)
 
 
-# --------------------------------------------------------------------------- issue 49: export-eraser's files
+# --------------------------------------------------------------------------- export-eraser's files as outside input
 
 
 def _exported(trained: Path, tmp_path: Path) -> tuple[Path, Path]:

@@ -1,5 +1,5 @@
-"""The ERASER import (``format``/``test_format: eraser``) and the document ids ``prepare`` takes
-(issue 49): a docid is a plain file name inside docs/, documents split at line ends as ERASER's
+"""The ERASER import (``format``/``test_format: eraser``) and the document ids ``prepare`` takes:
+a docid is a plain file name inside docs/, documents split at line ends as ERASER's
 reader splits them, evidences checked against what they point at, one clear error line for
 annotations of the wrong type, and the documents among prepare's tracked inputs."""
 
@@ -165,7 +165,7 @@ def test_eraser_documents_are_prepare_inputs(tmp_path):
     assert [p for p in before if before[p] != after[p]] == [str(data / "eraser/docs/r1")]
 
 
-# --------------------------------------------------------------------------- issue 56: ERASER as distributed
+# --------------------------------------------------------------------------- ERASER as distributed (class names, token-only evidence)
 
 
 def _distributed(root: Path) -> dict:
@@ -241,7 +241,7 @@ def test_eraser_evidence_text_is_checked_against_its_token_offsets(tmp_path):
 
 @given(lengths=st.lists(st.integers(1, 6), min_size=1, max_size=8), data=st.data())
 def test_a_token_span_marks_exactly_the_sentences_it_touches(lengths, data):
-    """Property (issue 56, ERASER's token-only evidence): for any document and any non-empty
+    """Property (ERASER's token-only evidence): for any document and any non-empty
     token span inside it, the sentences returned are the ones holding at least one of its tokens."""
     from icda.data.eraser_files import _token_sentences
 

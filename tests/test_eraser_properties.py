@@ -1,4 +1,4 @@
-"""Property-based tests (Hypothesis) of ERASER's readers (issue 49): the annotations JSONL with its
+"""Property-based tests (Hypothesis) of ERASER's readers: the annotations JSONL with its
 ``docs/`` files (``test_format: eraser``, :func:`icda.data.eraser_files.read_eraser`), a document
 file alone (:func:`icda.data.eraser_files.read_document`) and ``export-eraser --score-only``'s
 predictions (:func:`icda.steps.eraser.score_eraser`), fed arbitrary text, control characters, lone

@@ -1,5 +1,5 @@
 """Outside input that used to end in a traceback ends in one DataError naming the file, the line
-and the fix (issue 49): a lone surrogate escape in JSONL, a text longer than spaCy splits, a
+and the fix: a lone surrogate escape in JSONL, a text longer than spaCy splits, a
 training set too small for any counterfactual."""
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ def test_kernel_path_reads_icda_kernels(monkeypatch):
 def test_importing_torch_before_icda_still_runs_one_thread():
     """``import torch`` before ``icda`` loads OpenBLAS and OpenMP with the environment's thread
     counts (here 2); icda sets every pool already loaded to one thread, as the fixed path does
-    in a process that imports it first (issue 49)."""
+    in a process that imports it first."""
     script = ("import json, torch, numpy\nimport icda\nfrom icda import encoder\n"
               "from threadpoolctl import threadpool_info\n"
               "print(json.dumps({'torch': torch.get_num_threads(), "

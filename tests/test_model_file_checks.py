@@ -1,4 +1,4 @@
-"""A hostile probe's findings (issue 55): a model folder, a prepared split, an input file name, an
+"""What a hostile probe of the commands found: a model folder, a prepared split, an input file name, an
 LLM backend and an ERASER folder are outside input; whatever they hold, a command ends in one line
 naming the file (and the line or key) and the fix, exit code 2, never a traceback, never invalid
 JSON, never a secret."""

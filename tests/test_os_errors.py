@@ -1,7 +1,6 @@
 """Operating-system write errors (a full disk, a file-size limit, a read-only or unwritable
 folder, an output below a file) end in one line ``error: <path>: <reason>`` and a non-zero exit
-status, not a traceback; ``predict`` checks that its output can be written before it works
-(issue 49)."""
+status, not a traceback; ``predict`` checks that its output can be written before it works."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 55, section 1: no command destroys its own inputs. Every writing command refuses, before
+"""No command destroys its own inputs. Every writing command refuses, before
 any work, an output that is one of its inputs, a folder that holds them, or a path inside a
 prepared data folder or a candidate folder it does not own; the inputs are left byte for byte."""
 

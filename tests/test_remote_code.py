@@ -1,6 +1,6 @@
 """Models are loaded with trust_remote_code=False: a model folder whose config asks for its own
 Python code (``auto_map``) is refused with a ConfigError, its code never runs and nothing
-prompts (issue 49, S3)."""
+prompts."""
 
 from __future__ import annotations
 

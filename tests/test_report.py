@@ -99,7 +99,7 @@ def test_icda_is_the_iteration_each_run_summary_takes(evals, tmp_path):
 
 
 def test_a_run_that_reports_mmi_or_did_not_converge_says_so_under_its_table(evals, tmp_path):
-    """Issue 57: when the final choice (the guard, icda.final_choice: rationale_probe) takes an
+    """When the final choice (the guard, icda.final_choice: rationale_probe) takes an
     iteration other than the last, the table of its dataset and summary.md name the run, the
     iteration and the reason; a run that stopped at max_iters without converging is named with
     its stop reason; a converged run that reports its last iteration is not listed; the ICDA row

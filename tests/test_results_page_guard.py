@@ -1,5 +1,5 @@
-"""scripts/results_page.py and the command lines of scripts/ and benchmarks/ against hostile input
-(issue 55): --collect never destroys or misfiles what it collects (the collected copy as its own
+"""scripts/results_page.py and the command lines of scripts/ and benchmarks/ against hostile input:
+--collect never destroys or misfiles what it collects (the collected copy as its own
 source, ``.``, ``..``), a source that matches no run is an error, the page and provenance.yaml are
 written atomically, unpaired markers are refused, every value is escaped (a second run changes
 nothing, a property test with random values), a run with an empty cell and malformed CSV files are

@@ -1,5 +1,5 @@
 """Secrets stay secret: the API key and a URL's password appear in no log line, error message or
-recorded file (issue 49, S2)."""
+recorded file."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = REPO / "profiles" / "slurm"
+PAPER_PROFILE = REPO / "profiles" / "slurm-paper"
 TINY = [str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workflow.yaml")]
 GPU_RULES = ("embed", "train", "train_comp")
 # A run that outlives this is hung, the way the profile without a working status command hung
@@ -112,6 +113,47 @@ def test_sbatch_requests_a_gpu_exactly_when_the_rule_asks_for_one(tmp_path, devi
             assert job.threads == train_threads  # CPUs come from threads, not a profile default
 
 
+def _resources(profile: dict) -> dict[str, dict]:
+    """Each rule's resources under ``profile`` (``"*"``: every other rule): default-resources
+    with the rule's set-resources on top."""
+    default = profile["default-resources"]
+    return {"*": dict(default), **{rule: {**default, **res} for rule, res in profile["set-resources"].items()}}
+
+
+def test_the_default_profile_fits_the_default_configuration():
+    """profiles/slurm sends every job of the default (CPU) configuration to one CPU partition,
+    none to a GPU partition, with memory and wall time that hold the offline reproduction's
+    measured jobs (docs/results_inputs/offline/compute.csv: peak memory and wall seconds per
+    job) with room to spare (at least twice the memory, ten times the time), and asks for no
+    more than 8 GB (what a modest node has)."""
+    resources = _resources(yaml.safe_load((PROFILE / "profile.yaml").read_text()))
+    with open(REPO / "docs/results_inputs/offline/compute.csv") as fh:
+        measured = list(csv.DictReader(fh))
+    peak_mb = max(float(row["max_rss_mb"]) for row in measured)
+    longest_min = max(float(row["wall_seconds_per_job"]) for row in measured) / 60
+    assert peak_mb > 500 and longest_min > 1  # the measurement is there
+    for rule, res in resources.items():
+        assert res["slurm_partition"] == "cpu", (rule, res)
+        assert 2 * peak_mb <= res["mem_mb"] <= 8000, (rule, res, peak_mb)
+        assert res["runtime"] >= 10 * longest_min, (rule, res, longest_min)
+
+
+def test_the_paper_profile_differs_only_in_its_resources():
+    """profiles/slurm-paper: the GPU rules on a "gpu" partition with 32 GB for training
+    (config/paper.yaml's fine-tuned BERT); every other key as in profiles/slurm."""
+    default = yaml.safe_load((PROFILE / "profile.yaml").read_text())
+    paper = yaml.safe_load((PAPER_PROFILE / "profile.yaml").read_text())
+    resources = _resources(paper)
+    for rule in GPU_RULES:
+        assert resources[rule]["slurm_partition"] == "gpu", rule
+    assert resources["train"]["mem_mb"] == resources["train_comp"]["mem_mb"] == 32000
+    assert resources["*"]["slurm_partition"] == "cpu"
+    others = {"default-resources", "set-resources"}
+    assert {k: v for k, v in paper.items() if k not in others} == {k: v for k, v in default.items() if k not in others}
+    assert "profiles/slurm-paper" in (REPO / "docs/cluster.md").read_text()
+    assert "profiles/slurm-paper" in (REPO / "config/paper.yaml").read_text()
+
+
 def _cluster_problem() -> str | None:
     """Why no SLURM cluster can run the test here, or None."""
     if shutil.which("sbatch") is None:
@@ -122,8 +164,8 @@ def _cluster_problem() -> str | None:
         return (f"sbatch is installed but no slurmctld answers (`scontrol ping`: "
                 f"{((ping.stdout + ping.stderr).strip().splitlines() or [''])[-1]}); start one with `bash scripts/slurm_cluster.sh start`")
     partitions = set(subprocess.run(["sinfo", "-h", "-o", "%R"], capture_output=True, text=True).stdout.split())
-    if not {"cpu", "gpu"} <= partitions:
-        return f"the cluster has partitions {sorted(partitions)}, profiles/slurm uses 'cpu' and 'gpu'"
+    if "cpu" not in partitions:
+        return f"the cluster has partitions {sorted(partitions)}, profiles/slurm uses 'cpu'"
     return None
 
 
@@ -194,7 +236,7 @@ def test_tiny_workflow_runs_through_slurm(tmp_path, slurm_cluster):
         rule = re.search(r"--comment rule_(\w+?)(?:_wildcards_\S*)? ", call).group(1)
         assert "--gpus" not in call and "--gres" not in call  # device auto: gpu=0
         if rule in ("train", "train_comp"):
-            assert " -p gpu " in call and f"--cpus-per-task={train_threads}" in call.split(), call
+            assert " -p cpu " in call and f"--cpus-per-task={train_threads}" in call.split(), call
 
     # for the CI log (shown with -rA): what went through SLURM, not asserted
     print(f"{len(submitted)} SLURM jobs in {time.monotonic() - start:.0f} s; rules: "

@@ -1,5 +1,5 @@
 """A dataset written the way ERASER distributes its data (DeYoung et al. 2020; the movie reviews)
-through the workflow to its tables (issue 56): class names NEG/POS instead of indices, test
+through the workflow to its tables: class names NEG/POS instead of indices, test
 evidences given by token offsets only (sentence indices −1), an empty evidence span, and
 documents longer than ``encoder.max_sentences``."""
 

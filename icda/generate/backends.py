@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 
-from icda.errors import ConfigError, add_secret, add_url_secrets, redact, redact_logs
+from icda.errors import ConfigError, add_secret, add_url_secrets, import_extra, redact, redact_logs
 from icda.generate.records import Request
 from icda.data.llm_spec import Backend, Sampling
 
@@ -33,7 +33,7 @@ class OpenAIBackend:
     """
 
     def __init__(self, backend: Backend):
-        from openai import OpenAI
+        OpenAI = import_extra("openai", "llm", "llm.backend.type: openai").OpenAI
 
         add_url_secrets(backend.base_url)
         key = "not-needed"  # local servers take any key; the client insists on one
@@ -67,7 +67,7 @@ class OpenAIBackend:
             ConfigError: the server cannot be reached, or it answers with something other than
                 JSON (a web page: ``base_url`` is not the API's root).
         """
-        import openai
+        openai = import_extra("openai", "llm", "llm.backend.type: openai")
 
         try:
             answer = self.client.models.with_raw_response.list()
