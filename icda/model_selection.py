@@ -357,20 +357,26 @@ def final_iteration(signals: Sequence[Signals], final_choice: str) -> tuple[int,
 #: below this flip rate at every iteration, a run's counterfactuals mostly keep their original label:
 #: ICDA "did not apply" (:func:`verdict`)
 APPLIES_FLIP_RATE = 0.5
+#: a reported iteration whose flip rate lies more than this below MMI's went "the wrong way";
+#: within it, the loop left the rationales' hold on the label where MMI had it (:func:`verdict`)
+WRONG_WAY_MARGIN = 0.05
 
 
 def verdict(signals: Sequence[Signals], final: int) -> tuple[str, int, str]:
     """Whether ICDA applied to a run, the iteration it then reports, and why in a line
     (``icda.verdict: label_flip``; docs/judging-a-run.md), from the dev flip rates F_k of each
-    iteration's chosen selector (:mod:`icda.label_flip`; no rationale annotation read):
+    iteration's chosen selector (:mod:`icda.label_flip`; labels read, no rationale annotation):
 
     - ``"helped"``: ``final`` >= 1 and F_final > F_0, the loop's counterfactuals flip labels more
       often than MMI's: ``final`` is reported;
-    - ``"did not apply"``: not helped, and every F_k < :data:`APPLIES_FLIP_RATE`: swapping the
-      selected sentences leaves most labels where they were (the label is not carried by one
-      sentence, or no selector found the one that carries it): MMI is reported;
-    - ``"wrong way"``: not helped otherwise, the loop's counterfactuals flip fewer labels than
-      MMI's (it taught the model a sentence that does not set the label): MMI is reported;
+    - ``"wrong way"``: F_final < F_0 − :data:`WRONG_WAY_MARGIN`, the loop's counterfactuals flip
+      fewer labels than MMI's (it taught the model a sentence that does not set the label): MMI
+      is reported;
+    - ``"did not apply"``: otherwise, every F_k < :data:`APPLIES_FLIP_RATE` (swapping the
+      selected sentences leaves most labels where they were: the label is not carried by one
+      sentence, or no selector found the one that carries it), or F_final within the margin of
+      F_0 (the loop did not change how well the rationales carry the label; MMI may already have
+      found them): MMI is reported;
     - ``"not measured"``: F_0 or F_final is missing (fine-tuning mode has no fixed sentence
       vectors): ``final`` is reported.
 
@@ -382,19 +388,21 @@ def verdict(signals: Sequence[Signals], final: int) -> tuple[str, int, str]:
     first, last = flips.get(0), flips.get(final)
     if first is None or last is None:
         return "not measured", final, "no flip rate recorded (fine-tuning mode, or icda.verdict: none)"
+    compared = f"iteration {final}'s counterfactuals flip {last:.0%} of dev labels, MMI's {first:.0%}"
     if final >= 1 and last > first:
-        return "helped", final, (f"iteration {final}'s counterfactuals flip {last:.0%} of dev labels, "
-                                 f"MMI's {first:.0%}")
-    measured = [f for f in flips.values() if f is not None]
-    if max(measured) < APPLIES_FLIP_RATE:
-        return "did not apply", 0, (f"at most {max(measured):.0%} of any iteration's dev counterfactuals flip "
-                                    "their label: swapping the selected sentences does not change what the "
-                                    "others say; MMI reported")
+        return "helped", final, compared
+    if last < first - WRONG_WAY_MARGIN:
+        return "wrong way", 0, (f"{compared}: the loop moved away from the sentences that set the label; "
+                                "MMI reported")
+    highest = max(f for f in flips.values() if f is not None)
+    if highest < APPLIES_FLIP_RATE:
+        return "did not apply", 0, (f"at most {highest:.0%} of any iteration's dev counterfactuals flip their "
+                                    "label: swapping the selected sentences does not change what the others say; "
+                                    "MMI reported")
     if final == 0:
-        return "wrong way", 0, "the loop built no counterfactual past MMI; MMI reported"
-    return "wrong way", 0, (f"iteration {final}'s counterfactuals flip {last:.0%} of dev labels, no more "
-                            f"than MMI's {first:.0%}: the loop moved away from the sentences that set the "
-                            "label; MMI reported")
+        return "did not apply", 0, "the loop built no counterfactual past MMI; MMI reported"
+    return "did not apply", 0, (f"{compared}: the loop did not change how well the rationales carry the "
+                                "label; MMI reported")
 
 
 def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = None,

@@ -644,10 +644,9 @@ class Pools(Record):
 
 
 #: a run's verdict (:func:`icda.model_selection.verdict`): the loop's counterfactuals flip labels
-#: more often than MMI's (its ICDA is reported); they flip few labels at any iteration, the label
-#: is not carried by the sentences a selector swaps (MMI reported); they flip fewer than MMI's
-#: (MMI reported); no flip rate could be measured (fine-tuning mode; ICDA reported as the stop
-#: rule took it)
+#: more often than MMI's (its ICDA is reported); they flip few labels at any iteration, or as many
+#: as MMI's (MMI reported); they flip fewer than MMI's (MMI reported); no flip rate could be
+#: measured (fine-tuning mode; ICDA reported as the stop rule took it)
 VERDICTS = ("helped", "did not apply", "wrong way", "not measured")
 
 

@@ -165,6 +165,25 @@ def test_a_run_with_only_iteration_0_shows_mmi_and_no_icda(toy, tmp_path):
         assert json.loads(checker.json_text)["runs"][2]["icda"] is None
     assert "run.icda_iteration === null" in out.read_text()  # the page says "no ICDA yet"
 
+def test_each_run_shows_its_verdict_above_its_documents(toy, tmp_path):
+    """The verdict of a run's summary.json (whether ICDA helped, did not apply or went the wrong
+    way) is in the page's data under the run's number, and the page writes it into #run-verdict."""
+    from icda.records import RunSummary
+
+    summary = tmp_path / "run2/summary.json"
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    RunSummary(dataset="toy", run=2, iterations=2, converged=True, reason="r", per_iteration=[], final_iteration=1,
+               verdict="wrong way", verdict_reason="no more flips than MMI's; MMI reported").write(summary)
+    other = tmp_path / "other.json"
+    RunSummary(dataset="other", run=1, iterations=2, converged=True, reason="r", per_iteration=[],
+               verdict="helped", verdict_reason="x").write(other)
+    out = tmp_path / "verdict.html"
+    data = write_viewer("toy", toy["test"], toy["evals"], None, out, summaries=[summary, other])
+    assert data["verdicts"] == {"2": "ICDA went the wrong way (no more flips than MMI's; MMI reported)"}
+    page = out.read_text()
+    assert 'id="run-verdict"' in page and "DATA.verdicts" in page
+
+
 def test_outcome_rules():
     truth = frozenset({2})
     assert outcome([0], [2], truth) == "fixed"

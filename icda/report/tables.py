@@ -106,6 +106,16 @@ def icda_iterations(summaries: Iterable[str | Path] | None) -> dict[tuple[str, i
     return out
 
 
+def verdict_lines(summaries: Iterable[str | Path] | None) -> dict[tuple[str, int], str]:
+    """{(dataset, run): :func:`verdict_line`} of the runs with a verdict, from ``summary.json`` files.
+
+    Raises:
+        DataError: a file is missing or malformed.
+    """
+    summaries = [RunSummary.read(path) for path in summaries or []]
+    return {(s.dataset, s.run): verdict_line(s) for s in summaries if s.verdict is not None}
+
+
 def verdict_line(summary: RunSummary) -> str:
     """A run's verdict in the words a researcher reads: "ICDA helped (…)", "ICDA did not apply (…)",
     "ICDA went the wrong way (…)" or "ICDA's effect was not measured (…)"."""

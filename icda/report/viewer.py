@@ -34,7 +34,7 @@ from icda.data.document import Document, read_documents
 from icda.errors import DataError
 from icda.io import atomic_write
 from icda.records import Evaluation, icda_iteration
-from icda.report.tables import icda_iterations, read_evaluation
+from icda.report.tables import icda_iterations, read_evaluation, verdict_lines
 from icda.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -221,7 +221,7 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
         settings: the dataset's ``settings.json``, whose ``encoder.max_sentences`` is used when
             ``max_sentences`` is None.
         summaries: the runs' ``summary.json`` files: ICDA is the iteration each takes (else the
-            run's last).
+            run's last), and each run's verdict is shown above its documents.
 
     Returns:
         The embedded data (for tests and logging).
@@ -236,6 +236,7 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
     runs = run_rationales(eval_paths, [d.id for d in documents], taken)
     pairs, total = counterfactual_pairs(augmented_path) if augmented_path else ([], 0)
     data = viewer_data(dataset, documents, runs, pairs, total, max_sentences)
+    data["verdicts"] = {str(run): line for (name, run), line in verdict_lines(summaries).items() if name == dataset}
     with atomic_write(out) as fh:
         fh.write(render_viewer(data))
     log.info("%s: %d documents, %d runs, %d of %d counterfactuals -> %s", dataset,
