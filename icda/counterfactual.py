@@ -120,6 +120,7 @@ def build_plan(
     pool_base: str = "class",
     targets: dict[int, list[int]] | None = None,
     pool_min: int = 0,
+    flips: Sequence[float] | None = None,
 ) -> tuple[AugmentationPlan, dict]:
     """Kept originals and pools of one split (module docstring, step 1).
 
@@ -130,6 +131,11 @@ def build_plan(
         targets: the plan's :attr:`AugmentationPlan.targets` (None: every other class).
         pool_min: a floor on a class's pool, in documents: at least min(``pool_min``, correct
             documents of the class) of them, the most confident first (0: the share alone).
+        flips: [N] per document the share of its counterfactuals that flip
+            (:func:`icda.label_flip.document_flips`; NaN: not judged), or None: the kept
+            originals and the pools' documents are then taken first among the correct documents
+            whose counterfactuals flip (>= 0.5), each group most confident first
+            (``icda.pool_flip``).
 
     Returns:
         (plan, stats) where stats records N, m, correct counts and pool sizes.
@@ -150,9 +156,10 @@ def build_plan(
         error = 1 - probabilities[np.arange(len(labels)), labels]
         right = probabilities.argmax(axis=1) == labels
     order_by_class, correct = {}, {}
+    doubtful = np.zeros(len(labels)) if flips is None else ~(np.asarray(flips, dtype=np.float64) >= 0.5)
     for c in classes:
         docs = np.flatnonzero((labels == c) & right)
-        order_by_class[c] = docs[np.argsort(error[docs], kind="stable")]
+        order_by_class[c] = docs[np.lexsort((error[docs], doubtful[docs]))]
         correct[c] = len(docs)
     n = len(labels)
     m = min(n // (2 * len(classes)), *correct.values())

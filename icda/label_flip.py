@@ -17,7 +17,12 @@ document of class c, flips when the scores of d's sentences outside P plus those
 sentences are highest for c. The **flip rate** is the share of counterfactuals that flip, over
 every correctly classified dev document d, every other class c and every correctly classified
 dev document of class c as the donor (the pools' documents, :func:`icda.counterfactual.build_plan`,
-are the most confident of them), each (d, c) weighted equally.
+are the most confident of them); a document's share is the mean over its classes c, the rate the
+mean over its documents (:func:`document_flips`).
+
+``icda.pool_flip`` also puts the check into the loop: the kept originals and the pools' donors
+are taken first among the documents whose own counterfactuals flip (:func:`document_flips`
+≥ 0.5), then by confidence (:func:`icda.counterfactual.build_plan`).
 
 A selector whose rationales carry the label makes counterfactuals that flip; one that picks a
 sentence a document's other sentences agree with makes counterfactuals that do not.
@@ -67,6 +72,41 @@ def fit_sentence_judge(table: np.ndarray, ids: Sequence[Sequence[int]], labels: 
     return out
 
 
+def document_flips(scores: np.ndarray, ids: Sequence[Sequence[int]], labels: Sequence[int],
+                   positions: Sequence[Sequence[int]], predicted: Sequence[int]) -> np.ndarray:
+    """Per document, the share of its counterfactuals that flip (module docstring): the mean over
+    the other classes with a donor and over their donors; NaN for a document classified wrong or
+    with no donor class.
+
+    Args: as :func:`flip_rate`.
+
+    Returns:
+        float64 [D] in [0, 1] or NaN.
+
+    Raises:
+        ValueError: the lengths differ, or a position lies outside its document.
+    """
+    if not len(ids) == len(labels) == len(positions) == len(predicted):
+        raise ValueError(f"{len(ids)} documents, {len(labels)} labels, {len(positions)} position lists, "
+                         f"{len(predicted)} predictions")
+    rests, rationale = {}, {c: [] for c in range(scores.shape[1])}
+    for d, (doc, label, selected, guess) in enumerate(zip(ids, labels, positions, predicted)):
+        if any(p < 0 or p >= len(doc) for p in selected):
+            raise ValueError(f"document {d}: positions {list(selected)} outside its {len(doc)} sentences")
+        if guess != label:
+            continue
+        inside = scores[[doc[p] for p in selected]].sum(axis=0)
+        rests[d] = scores[list(doc)].sum(axis=0) - inside
+        rationale[label].append(inside)
+    donors = {c: np.asarray(r) for c, r in rationale.items() if r}
+    out = np.full(len(ids), np.nan)
+    for d, rest in rests.items():
+        rates = [float((np.argmax(rest + donors[c], axis=1) == c).mean()) for c in donors if c != labels[d]]
+        if rates:
+            out[d] = float(np.mean(rates))
+    return out
+
+
 def flip_rate(scores: np.ndarray, ids: Sequence[Sequence[int]], labels: Sequence[int],
               positions: Sequence[Sequence[int]], predicted: Sequence[int]) -> float | None:
     """The share of a selector's counterfactuals on one split whose label the sentence judge
@@ -84,20 +124,6 @@ def flip_rate(scores: np.ndarray, ids: Sequence[Sequence[int]], labels: Sequence
     Raises:
         ValueError: the lengths differ, or a position lies outside its document.
     """
-    if not len(ids) == len(labels) == len(positions) == len(predicted):
-        raise ValueError(f"{len(ids)} documents, {len(labels)} labels, {len(positions)} position lists, "
-                         f"{len(predicted)} predictions")
-    n_classes = scores.shape[1]
-    kept, rationale = [], {c: [] for c in range(n_classes)}
-    for d, (doc, label, selected, guess) in enumerate(zip(ids, labels, positions, predicted)):
-        if any(p < 0 or p >= len(doc) for p in selected):
-            raise ValueError(f"document {d}: positions {list(selected)} outside its {len(doc)} sentences")
-        if guess != label:
-            continue
-        inside = scores[[doc[p] for p in selected]].sum(axis=0)
-        kept.append((label, scores[list(doc)].sum(axis=0) - inside))
-        rationale[label].append(inside)
-    donors = {c: np.asarray(r) for c, r in rationale.items() if r}
-    rates = [float((np.argmax(rest + donors[c], axis=1) == c).mean())
-             for label, rest in kept for c in donors if c != label]
-    return float(np.mean(rates)) if rates else None
+    flips = document_flips(scores, ids, labels, positions, predicted)
+    flips = flips[~np.isnan(flips)]
+    return float(flips.mean()) if len(flips) else None

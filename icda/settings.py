@@ -281,7 +281,9 @@ class IcdaSettings:
     ``verdict``: ``"label_flip"``, each run says whether ICDA helped, did not apply or went the
     wrong way, from its counterfactuals' dev flip rates (:mod:`icda.label_flip`), and reports MMI
     where it did not help (:func:`icda.model_selection.verdict`; departure 30); ``"none"``, no
-    verdict (the paper).
+    verdict (the paper). ``pool_flip``: take the kept originals and the pools' documents first
+    among those whose counterfactuals flip under the label-flip check's sentence judge
+    (:func:`icda.steps.pools.make_pools`; frozen mode).
     Departures: docs/departures.md.
     """
 
@@ -305,6 +307,7 @@ class IcdaSettings:
     warm_start: bool = False
     final_selector: str = "chosen"
     verdict: str = "label_flip"
+    pool_flip: bool = False
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:
         """``counterfactual_classes`` for C = ``n_classes`` classes, every class given (None when

@@ -19,17 +19,20 @@ from pathlib import Path
 import numpy as np
 
 from icda.counterfactual import NoCounterfactual, build_plan
+from icda.label_flip import document_flips
 from icda.data.document import read_split
 from icda.model_selection import majority_vote
+from icda.errors import ConfigError
 from icda.records import Choice, Pools, SplitPools
 from icda.steps import command_doc
+from icda.steps.train import sentence_judge
 
 log = logging.getLogger(__name__)
 
 
 def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
                targets: dict[int, list[int]] | None = None, pool_source: str = "chosen",
-               pool_min: int = 0, pool_confidence: str = "chosen") -> Pools:
+               pool_min: int = 0, pool_confidence: str = "chosen", judged: "Workspace | None" = None) -> Pools:
     """The pools step on files: :func:`~icda.counterfactual.build_plan` of the original train and dev splits (in
     ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
     plans' :attr:`~icda.records.AugmentationPlan.targets`).
@@ -43,7 +46,11 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     Independently trained selectors agree on the sentence that carries the label more often than on
     a spurious one, so the vote's pools hold fewer wrong sentences (docs/experiments/robust-icda.md).
     ``pool_min`` is a floor on the training split's pools only (the dev counterfactuals, drawn once
-    to select epochs, keep the share).
+    to select epochs, keep the share). ``judged`` (``icda.pool_flip``): the dataset's workspace
+    (frozen sentence vectors); the kept originals and pools are then taken first among the
+    documents whose counterfactuals flip under the label-flip check's sentence judge
+    (:func:`icda.label_flip.document_flips`), so that a wrong rationale the judge can see is not
+    swapped.
 
     Where the chosen selector classifies no document of some class right on a split
     (:class:`~icda.counterfactual.NoCounterfactual`), the record is ``blocked`` with the reason
@@ -60,6 +67,7 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     predictions = chosen.predictions(sizes)
     fresh = chosen.fresh_predictions(sizes) if pool_source == "vote" or pool_confidence == "mean" else []
     splits = {}
+    judge = None if judged is None else sentence_judge(judged, force=True)
     for split, docs in documents.items():
         predicted = getattr(predictions, split)
         positions = predicted.positions
@@ -69,9 +77,16 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
         if pool_confidence == "mean" and fresh:
             probabilities = np.mean([np.asarray(getattr(p, split).class_probabilities, dtype=np.float64) for p in fresh],
                                     axis=0)
+        flips = None
+        if judge is not None:
+            probs = np.asarray(probabilities, dtype=np.float64)
+            guess = probs.argmax(axis=1) if probs.ndim == 2 else (probs > 0.5).astype(int)
+            ids = judged.split(split)
+            flips = document_flips(judge, [row[:n].tolist() for row, n in zip(ids.ids, ids.n_sentences)],
+                                   [d.label for d in docs], positions, guess.tolist())
         try:
             plan, stats = build_plan([d.label for d in docs], probabilities, positions,
-                                     pool_fraction, pool_base, targets, pool_min if split == "train" else 0)
+                                     pool_fraction, pool_base, targets, pool_min if split == "train" else 0, flips)
         except NoCounterfactual as exc:
             reason = f"iteration {chosen.iteration}'s selector ({chosen.chosen.name}), on the {split} split: {exc}"
             log.warning("%s", reason)
@@ -93,15 +108,21 @@ def register(sub) -> None:
     p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
     p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json")
     p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset folder")
+    p.add_argument("--embeddings", type=Path, help="the dataset's sentence vectors (icda.pool_flip)")
     p.add_argument("--out", type=Path, required=True, help="pools.json")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> None:
+    from icda.loading import open_workspace
     from icda.settings import Settings
 
     settings = Settings.load(args.settings)
     icda = settings.icda
+    if icda.pool_flip and args.embeddings is None:
+        raise ConfigError("icda.pool_flip reads the dataset's sentence vectors. Fix: pass --embeddings "
+                          "(the embed step's embeddings.pt), or set icda.pool_flip: false")
+    judged = open_workspace(settings, args.data_dir, args.embeddings) if icda.pool_flip else None
     make_pools(args.choice, args.data_dir, icda.pool_fraction, icda.pool_base,
                icda.counterfactual_targets(settings.model.n_classes), icda.pool_source, icda.pool_min,
-               icda.pool_confidence).write(args.out)
+               icda.pool_confidence, judged).write(args.out)

@@ -272,11 +272,11 @@ def _rationale_probe(ws: Workspace, train, dev, predictions: dict) -> float | No
     return round(probe_accuracy(x["train"], train.labels.tolist(), x["dev"], dev.labels.tolist()), 6)
 
 
-def sentence_judge(ws: Workspace) -> np.ndarray | None:
+def sentence_judge(ws: Workspace, force: bool = False) -> np.ndarray | None:
     """The label-flip check's sentence judge (:func:`icda.label_flip.fit_sentence_judge`) on the
     training split, fitted once per job where a run's verdict reads it (``icda.verdict:
-    label_flip``, frozen mode); else None. Float [U, C]."""
-    if ws.settings.icda.verdict != "label_flip" or not isinstance(ws.sentences, CachedSentences):
+    label_flip``) or ``force``, in frozen mode; else None. Float [U, C]."""
+    if (ws.settings.icda.verdict != "label_flip" and not force) or not isinstance(ws.sentences, CachedSentences):
         return None
     train = ws.split("train")
     return fit_sentence_judge(ws.sentences.vectors.numpy(), _document_ids(train), train.labels.tolist(),

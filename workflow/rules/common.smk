@@ -58,6 +58,13 @@ def get_embeddings(wildcards):
     return f"results/{wildcards.dataset}/embeddings.pt"
 
 
+def get_pool_embeddings(wildcards):
+    """The sentence vectors the pools step reads under icda.pool_flip (frozen mode); else none."""
+    if not run_settings.dataset_settings(config, wildcards.dataset)["icda"]["pool_flip"]:
+        return []
+    return get_embeddings(wildcards)
+
+
 def get_embeddings_arg(wildcards, input):
     return f"--embeddings {shlex.quote(input.embeddings)}" if input.get("embeddings") else ""
 

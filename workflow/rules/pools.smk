@@ -7,10 +7,12 @@ rule pools:
         settings=SETTINGS,
         data=rules.prepare.output,
         candidates=get_candidates,
+        embeddings=get_pool_embeddings,
     output:
         f"{ITER}/pools.json",
     params:
         data=get_data_dir,
+        embeddings=get_embeddings_arg,
     priority: LOOP_PRIORITY
     log:
         "results/logs/{dataset}/run{run}/iter{k}/pools.log",
@@ -18,4 +20,4 @@ rule pools:
         "../../environment.yml"
     shell:
         "python -m icda pools --choice {input.choice:q} --settings {input.settings:q} --data-dir {params.data:q}"
-        " --out {output:q} > {log:q} 2>&1"
+        " {params.embeddings} --out {output:q} > {log:q} 2>&1"
