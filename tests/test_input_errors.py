@@ -89,7 +89,7 @@ def test_a_train_split_too_small_for_a_counterfactual_stops_prepare(tmp_path):
         f"{tmp_path / 'data/d/train.jsonl'}: the train split has 2 documents after preparation: ICDA keeps "
         "n // (2·C) = 2 // 4 = 0 originals of each of the 2 classes to turn into counterfactuals, so no "
         "counterfactual could be made. Fix: give the train split at least 2·C = 4 documents (2 of each class) "
-        f"after preparation: add documents to {tmp_path / 'data/d/train.jsonl'}, or lower min_sentences (now 1)")
+        f"after preparation: add documents to {tmp_path / 'data/d/train.jsonl'}")
     spec = jsonl_dataset(tmp_path / "data/d", train * 2 + [json.dumps({"label": 0, "sentences": ["x", "y"]}),
                                                            json.dumps({"label": 1, "sentences": ["z", "w"]})])
     assert prepare_dataset("d", spec, tmp_path / "data", tmp_path / "out")["splits"]["train"]["documents"] == 4

@@ -374,7 +374,36 @@ def test_k_that_selects_every_sentence_stops_the_workflow_at_start(tmp_path, mod
     proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["synthetic"], model=model),
                      check=False)
     out = proc.stdout + proc.stderr
-    assert proc.returncode != 0 and message in out and "Fix: lower model.k below" in out, out[-2000:]
+    assert proc.returncode != 0 and message in out and "Fix: " in out, out[-2000:]
+    assert f"set model.k to {min(model['k'], 12) - 1} or less" in out, out[-2000:]
+
+
+@pytest.mark.parametrize("min_sentences, k, fix", [
+    # k = 1 (the default) and min_sentences = 1: only raising min_sentences can work (k >= 1)
+    (1, 1, "Fix: set datasets.toy.min_sentences: 2 (or more; prepare then drops documents of fewer sentences)"),
+    (3, 3, "Fix: set datasets.toy.min_sentences: 4 (or more; prepare then drops documents of fewer "
+           "sentences), or set model.k to 2 or less"),
+])
+def test_k_not_below_min_sentences_is_refused_with_only_fixes_that_work(min_sentences, k, fix):
+    config = {"datasets": {"toy": TOY | {"min_sentences": min_sentences}}, "model": {"k": k}}
+    with pytest.raises(ConfigError) as err:
+        run_settings.check_settings(config, ["toy"])
+    assert str(err.value).endswith(fix), str(err.value)
+    assert "below 1" not in str(err.value) and "to 0" not in str(err.value)
+    # each proposed fix passes the check
+    run_settings.check_settings(config | {"datasets": {"toy": TOY | {"min_sentences": k + 1}}}, ["toy"])
+    if min_sentences >= 2:
+        run_settings.check_settings(config | {"model": {"k": min_sentences - 1}}, ["toy"])
+
+
+def test_the_default_min_sentences_keeps_short_reviews_with_the_default_k():
+    """A user's dataset without min_sentences passes with the default model.k (1) and keeps
+    documents of 2 or more sentences (4-sentence reviews survive)."""
+    from icda.data.dataset_spec import validate_spec
+
+    spec = {key: value for key, value in TOY.items() if key != "min_sentences"}
+    assert validate_spec("toy", spec)["min_sentences"] == 2
+    run_settings.check_settings({"datasets": {"toy": spec}}, ["toy"])
 
 
 def test_overrides_of_an_unknown_dataset_are_refused(tmp_path):

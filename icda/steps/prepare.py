@@ -136,6 +136,14 @@ def raw_inputs(name: str, spec: dict, data_dir: str | Path, responses: str | Pat
     return inputs
 
 
+def _lower_min_sentences(name: str, spec: dict) -> str:
+    """The fix "lower min_sentences, or " when that can work: min_sentences must stay above
+    model.k (at least 1), so at 2 or less it cannot be lowered (empty string)."""
+    ms = spec["min_sentences"]
+    return "" if ms <= 2 else (f"lower datasets.{name}.min_sentences (now {ms}; it must stay above "
+                              "model.k), or ")
+
+
 def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | Path,
                     responses: str | Path | None = None) -> dict:
     """Read, prepare and write one dataset: ``out_dir/{train,dev,test}.jsonl`` and ``stats.json``.
@@ -233,15 +241,15 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
             else:
                 fix = (f"preparation dropped the documents of class(es) {missing} "
                        f"({', '.join(f'{k}: {v}' for k, v in dropped.get(split, {}).items() if k != 'read')}): "
-                       f"lower min_sentences (now {spec['min_sentences']}) or give more data")
+                       f"{_lower_min_sentences(name, spec)}give more data")
             raise DataError(where, None,
                             f"the {split} split has {sum(labels.values())} documents and "
                             f"{len(labels)} class(es) after preparation (need all {spec['classes']}: "
                             f"class(es) {missing} missing)", fix)
         more = {"synthetic": f"raise datasets.{name}.synthetic.n_{split}",
-                "llm": f"raise datasets.{name}.llm.per_label, or lower min_sentences (now {spec['min_sentences']})"}
+                "llm": f"{_lower_min_sentences(name, spec)}raise datasets.{name}.llm.per_label"}
         check_counterfactual_room(split, prepared[split], spec["classes"], where, more.get(
-            spec["source"], f"add documents to {where}, or lower min_sentences (now {spec['min_sentences']})"))
+            spec["source"], f"{_lower_min_sentences(name, spec)}add documents to {where}"))
     warnings = check_test_split(name, spec, prepared["test"], inputs["test"])
     overlap = {split: count_test_overlap(prepared[split], prepared["test"])
                for split in ("train", "dev")}
