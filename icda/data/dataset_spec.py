@@ -27,8 +27,12 @@ in :data:`SPEC_DEFAULTS`:
   near-duplicate (word 3-shingle Jaccard similarity of at least ``near_duplicate_threshold``,
   found by MinHash; :mod:`icda.data.overlap`). Default false: the data as published; the data
   audit (``python -m icda audit``) and ``prepare``'s warning count them either way.
-* ``class_names``: for ERASER files whose ``classification`` is a name (``NEG``/``POS``), the
-  names in label order (default: the names found, sorted; :func:`icda.data.eraser_files.class_names`).
+* ``class_names``: the classes' names in label order 0 … C−1 (e.g. ``[neg, pos]``), for any
+  dataset: recorded in the prepared data's ``stats.json`` and the final model's card, and shown
+  for labels by ``predict``, the rationale viewer and ``export-eraser``; JSONL records may then give
+  their ``label`` by name. ERASER files whose ``classification`` is a name (``NEG``/``POS``) are
+  read with these (default: the names found, sorted; :func:`icda.data.eraser_files.class_names`).
+  Default null: unnamed classes, shown as their indices.
 * ``classes``: the number C >= 2 of classes; labels are 0 … C−1 (a label outside them is an
   error naming the file and line), balancing keeps C equal classes, a synthetic dataset is
   generated with C classes, and the dataset's classifier has C outputs (``model.n_classes`` of
@@ -149,7 +153,7 @@ def validate_spec(name: str, spec: dict) -> dict:
         if (not isinstance(names, list) or len(names) != classes or len(set(names)) != len(names)
                 or not all(isinstance(n, str) and n for n in names)):
             raise fail("class_names", f"{names!r} is not a list of {classes} distinct class names",
-                       f"list the ERASER classification names in label order, e.g. [NEG, POS] (classes: {classes})")
+                       f"list the {classes} class names in label order 0 … {classes - 1}, e.g. [NEG, POS] for 2 classes")
     if classes > 2 and (out["ratings"] or out["source"] == "llm"):
         what = "ratings: true (binarised ratings)" if out["ratings"] else "source: llm"
         raise fail("classes", f"{classes} classes with {what}, which has two", "set classes: 2")

@@ -84,7 +84,8 @@ def read_splits(name: str, spec: dict, data_dir: str | Path, notes: dict | None 
                                          counts=counts)
             else:
                 out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
-                                        require_label=split != "test", classes=classes, file_name_ids=True)
+                                        require_label=split != "test", classes=classes, file_name_ids=True,
+                                        names=spec["class_names"])
         except DataError as exc:
             if "outside the classes" not in exc.problem:
                 raise
@@ -170,7 +171,9 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         normalising case and whitespace, and ``near``, near-duplicates; :mod:`icda.data.overlap`),
         removed before cleaning with ``drop_test_overlap`` (``dropped``: ``shared_with_test``); per
         train/dev split the texts it holds with more than
-        one label (``contradictory``: kept, once per label); ``warnings`` (also logged).
+        one label (``contradictory``: kept, once per label); ``warnings`` (also logged);
+        ``class_names``: the classes' names in label order (ERASER's, or the spec's
+        ``class_names``; null when the dataset names none).
 
     Raises:
         ConfigError: the spec is invalid, or ``out_dir`` is or holds a raw input file
@@ -283,6 +286,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         stats["generation"] = generation
     if notes:  # ERASER files: their class names (label order) and the empty evidences skipped
         stats["eraser"] = notes
+    # the classes' names in label order (ERASER's, or the spec's class_names), null: unnamed
+    stats["class_names"] = (notes or {}).get("class_names") or spec["class_names"]
     write_json(stats, out_dir / STATS_FILE)
     return stats
 
