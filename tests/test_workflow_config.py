@@ -201,7 +201,7 @@ _TOY = {"source": "synthetic"}
 
 @pytest.mark.parametrize("group, overwritten", [
     ("compute", "compute.csv"), ("summary", "summary.md"), ("all_results", "all_results.csv"),
-    ("compute_jobs", "compute_jobs.csv"), ("other", "datasets in no group"), ("Summary", "summary.md"),
+    ("compute_jobs", "compute_jobs.csv"), ("your_datasets", "datasets in no group"), ("Summary", "summary.md"),
 ])
 def test_report_group_named_like_a_results_table_is_refused(group, overwritten):
     with pytest.raises(ConfigError) as err:
@@ -443,3 +443,26 @@ def test_the_paper_config_keeps_the_papers_read_out_and_selector_on_every_datase
                 merged["icda"].get("final_selector", "chosen")) == (1, "sentence", "chosen"), name
     default = yaml.safe_load((REPO / "config/config.yaml").read_text())
     assert run_settings.dataset_settings(default, "location")["icda"]["final_selector"] == "ensemble"
+
+
+@pytest.mark.parametrize("datasets, figures, wanted", [
+    (["reviews"], "auto", False), (["reviews", "synthetic"], "auto", True), (["restaurant", "connect"], "auto", True),
+    (["reviews"], True, True), (["synthetic"], False, False),
+])
+def test_theory_figures_are_built_for_a_paper_dataset_or_when_asked(datasets, figures, wanted):
+    assert plan.theory_wanted({"theory": {"figures": figures}}, datasets) is wanted
+    assert "synthetic" in plan.paper_datasets() and "restaurant" in plan.paper_datasets()
+
+
+def test_a_run_of_only_your_own_dataset_plans_no_theory_figures(tmp_path):
+    """The dry run of the toy dataset alone has no theory job, and writes its table as
+    your_datasets; with theory.figures: true it has one."""
+    from toy_workflow import planned_jobs
+
+    toy_files(tmp_path / "data")
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"]))
+    jobs = planned_jobs(proc)
+    assert "theory" not in jobs and jobs["prepare"] == 1, jobs
+    assert "results/tables/your_datasets.md" in proc.stdout + proc.stderr
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"], theory={"figures": True}))
+    assert planned_jobs(proc)["theory"] == 1

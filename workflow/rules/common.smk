@@ -13,6 +13,8 @@ UNREACHABLE = availability.unreachable_downloads_once(config, workflow.is_main_p
 AVAILABLE, UNAVAILABLE = availability.availability(config, UNREACHABLE, DOWNLOADS)
 run_settings.check_settings(config, AVAILABLE)
 RUNS = plan.run_numbers(config)
+# the theory figures: for a run of one of the paper's datasets, or as theory.figures says
+THEORY = ["results/theory/summary.json"] if plan.theory_wanted(config, AVAILABLE) else []
 
 # Path patterns: every rule and input function builds its paths from these.
 DATASET = "results/{dataset}"
