@@ -67,3 +67,4 @@ rule all:
         expand("results/{dataset}/rationales.html", dataset=AVAILABLE),
         expand("results/{dataset}/eraser/icda_scores.json", dataset=AVAILABLE),
         THEORY,  # the theory figures, when the run asks for them (plan.theory_wanted)
+        prune_targets(),  # keep_models: chosen: the last step of each dataset
