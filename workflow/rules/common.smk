@@ -166,7 +166,7 @@ def get_prune_inputs(wildcards):
 
 
 def prune_targets():
-    """The pruning records of rule all: one per dataset with keep_models: chosen, none with all."""
+    """The pruning records the workflow asks for: one per dataset with keep_models: chosen, none with all."""
     return [] if config["keep_models"] == "all" else expand(f"{DATASET}/pruned_models.json", dataset=AVAILABLE)
 
 
