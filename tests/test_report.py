@@ -231,6 +231,7 @@ def test_a_run_of_only_your_datasets_is_summarised_by_their_table_alone(evals, t
     assert not (tmp_path / "other.md").exists()
     summary = (tmp_path / "summary.md").read_text()
     assert "### your_datasets" in summary and "Reviews" in summary and "75.0 ± 18.0" in summary
+    assert "on the test set on your datasets (those in no report.groups table)" in summary
     for absent in ("table1_real", "table2_llm", "### synthetic", "Unavailable datasets", "No results", "- smell"):
         assert absent not in summary, absent
     line, = [row for row in summary.splitlines() if row.startswith("Not run")]

@@ -58,6 +58,7 @@ GROUP_DATA = {
     "table2_llm": "LLM generated data",
     "synthetic": "synthetic data (generated reviews with a spurious aspect)",
     "synthetic_multiclass": "synthetic data with more than two classes (generated reviews with a spurious aspect)",
+    "your_datasets": "your datasets (those in no report.groups table)",  # OWN_GROUP
 }
 
 METRIC_NAMES = {"precision": "Rationale precision", "recall": "Rationale recall",
