@@ -34,6 +34,7 @@ COMMANDS = {
     "export_eraser": "icda.steps.eraser",
     "report": "icda.steps.report",
     "theory": "icda.steps.theory",
+    "prune_models": "icda.steps.prune",
     "sweep": "icda.sweep",
     "config_reference": "icda.config_reference",
 }

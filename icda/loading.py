@@ -27,6 +27,7 @@ from icda.settings import (
     EncoderSettings,
     ModelSettings,
     Settings,
+    k_fix,
     prediction_encoder_settings,
     settings_fingerprint,
 )
@@ -202,8 +203,8 @@ def check_k(settings: Settings, docs: list[Document], path: str | Path) -> None:
     raise DataError(path, row + 1, f"document {docs[row].id} shows the model {lengths[row]} sentences, "
                     f"not more than model.k = {k}: all of them would be selected, so its rationale and "
                     "counterfactual would be meaningless",
-                    f"lower model.k below {lengths[row]}, or raise the dataset's min_sentences (datasets."
-                    f"<name>.min_sentences) above {k} and rerun prepare, which then drops such documents")
+                    k_fix(k, lengths[row], "the dataset's min_sentences (datasets.<name>.min_sentences)")
+                    + " (a changed min_sentences takes effect when prepare reruns)")
 
 
 def save_model(model: RationaleNetwork, path: str | Path, state_dict: dict | None = None,

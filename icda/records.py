@@ -344,7 +344,10 @@ class ModelCard(Record):
     ``settings``: the settings it was trained with (the dict of ``settings.json``; ``encoder``
     decides how a sentence becomes a vector); ``encoder_fingerprint``: the digest of the
     encoder's files then (:func:`icda.encoder.encoder_fingerprint`), checked on load;
-    ``source``: the candidate folder an exported model was copied from (None in a candidate).
+    ``source``: the candidate folder an exported model was copied from (None in a candidate);
+    ``class_names``: the names of its classes in label order 0 … C−1, from the prepared dataset
+    (``python -m icda predict`` prints them as its ``label``; None: the classes are unnamed, or
+    a candidate folder).
     """
 
     WHAT: ClassVar[str] = "a model card"
@@ -353,6 +356,14 @@ class ModelCard(Record):
     settings: dict
     encoder_fingerprint: str
     source: str | None = None
+    class_names: list[str] | None = None
+
+    def check(self) -> None:
+        n = (self.settings.get("model") or {}).get("n_classes") if isinstance(self.settings, dict) else None
+        if self.class_names is not None and not all(isinstance(name, str) for name in self.class_names):
+            raise ValueError("field 'class_names' is not a list of strings")
+        if self.class_names is not None and isinstance(n, int) and len(self.class_names) != n:
+            raise ValueError(f"field 'class_names' names {len(self.class_names)} classes, the model has {n}")
 
 
 # --------------------------------------------------------------------------- select

@@ -397,8 +397,8 @@ class Settings:
                 f"{where}: model.k = {k} is not smaller than encoder.max_sentences = {seen}, so every "
                 "sentence the model sees would be selected: each counterfactual would replace the whole "
                 "document and rationale precision would only measure the share of ground-truth "
-                f"sentences. Fix: lower model.k below {seen} (the paper: 1), or raise "
-                f"encoder.max_sentences above {k}")
+                "sentences. Fix: " + (f"set model.k to {seen - 1} or less (the paper: 1), or " if seen >= 2 else "")
+                + f"raise encoder.max_sentences to {k + 1} or more")
         if self.model.finetune and self.train.encoder_lr is None and self.train.lr > MAX_IMPLICIT_ENCODER_LR:
             raise ConfigError(
                 f"{where}: model.finetune is true and train.encoder_lr is null, so the pretrained token "
@@ -445,3 +445,13 @@ SELECTOR_INPUTS = ("sentence", "centred")
 #: ``icda.pool_base``: a class's pool is a share of its documents or of its kept ones
 #: (:func:`icda.counterfactual.build_plan`)
 POOL_BASES = ("class", "kept")
+
+
+def k_fix(k: int, shortest: int, setting: str) -> str:
+    """The fixes, as a sentence, when documents of ``shortest`` sentences are not longer than
+    ``model.k = k``: set ``setting`` (the dataset's ``min_sentences``) to ``k + 1`` or more,
+    and, only when ``shortest >= 2`` (k is at least 1), lower ``model.k`` to ``shortest - 1``."""
+    fixes = [f"set {setting}: {k + 1} (or more; prepare then drops documents of fewer sentences)"]
+    if shortest >= 2:
+        fixes.append(f"set model.k to {shortest - 1} or less")
+    return ", or ".join(fixes)

@@ -269,6 +269,23 @@ def test_drop_short():
     assert [d.id for d in drop_short(docs, min_sentences=6)] == ["d3"]
 
 
+def test_an_emptied_split_logs_what_emptied_it_and_balance_does_not_read_as_class_0(caplog):
+    """All documents shorter than min_sentences: drop_short names the setting and a value that
+    keeps them; balance_classes then says no document is left (it used to log "only 0 class
+    present", read as "class 0")."""
+    docs = [doc(1, 0, n=4), doc(2, 1, n=4), doc(3, 1, n=3)]
+    with caplog.at_level(logging.WARNING, logger="icda.data.cleaning"):
+        kept = drop_short(docs, min_sentences=5)
+        assert balance_classes(kept, seed=0) == []
+    assert ("drop_short: all 3 documents have fewer than 5 sentences (the longest has 4), so none is left. "
+            "Fix: set the dataset's min_sentences (datasets.<name>.min_sentences) to at most 4") in caplog.text
+    assert "balance_classes: no document left to balance" in caplog.text and "0 class" not in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="icda.data.cleaning"):
+        assert len(balance_classes(docs[1:], seed=0)) == 2
+    assert "balance_classes: only one class (label 1) present in 2 documents; nothing to balance" in caplog.text
+
+
 def test_balance_classes_counts_order_and_seed():
     docs = [doc(i, 1 if i % 4 else 0) for i in range(40)]  # 10 of class 0, 30 of class 1
     out = balance_classes(docs, seed=3)
@@ -401,7 +418,7 @@ def test_synthetic_verdict_sits_at_the_edge_and_agrees_at_its_rate(where):
 
 def _files_spec(**over) -> dict:
     spec = {"train": "toy/train.txt", "dev": "toy/dev.txt", "test": "toy/test.txt",
-            "keywords": ["food"], "url": "https://example.invalid/data/"}
+            "keywords": ["food"], "url": "https://example.invalid/data/", "min_sentences": 5}
     spec.update(over)
     return spec
 
@@ -709,7 +726,13 @@ def test_a_class_missing_after_preparation_gets_the_fix_of_its_cause(tmp_path):
     with pytest.raises(DataError) as err:
         prepare_dataset("toy", _files_spec(), tmp_path / "data", tmp_path / "out")
     assert err.value.fix.startswith("preparation dropped the documents of class(es) [0] (duplicates: 0, short: 6")
-    assert "lower min_sentences (now 5)" in err.value.fix
+    assert "lower datasets.toy.min_sentences (now 5; it must stay above model.k)" in err.value.fix
+    # at 2 (the least model.k = 1 allows) lowering it cannot work: not proposed
+    (tmp_path / "data/toy/train.txt").write_text(one_class + "".join(f"0\tbland {i}.\n" for i in range(6)),
+                                                 encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        prepare_dataset("toy", _files_spec(min_sentences=2), tmp_path / "data", tmp_path / "out")
+    assert "short: 6" in err.value.fix and "min_sentences" not in err.value.fix, err.value.fix
 
 
 # ------------------------------------------------------------------ decoding errors

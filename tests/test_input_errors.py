@@ -89,7 +89,7 @@ def test_a_train_split_too_small_for_a_counterfactual_stops_prepare(tmp_path):
         f"{tmp_path / 'data/d/train.jsonl'}: the train split has 2 documents after preparation: ICDA keeps "
         "n // (2·C) = 2 // 4 = 0 originals of each of the 2 classes to turn into counterfactuals, so no "
         "counterfactual could be made. Fix: give the train split at least 2·C = 4 documents (2 of each class) "
-        f"after preparation: add documents to {tmp_path / 'data/d/train.jsonl'}, or lower min_sentences (now 1)")
+        f"after preparation: add documents to {tmp_path / 'data/d/train.jsonl'}")
     spec = jsonl_dataset(tmp_path / "data/d", train * 2 + [json.dumps({"label": 0, "sentences": ["x", "y"]}),
                                                            json.dumps({"label": 1, "sentences": ["z", "w"]})])
     assert prepare_dataset("d", spec, tmp_path / "data", tmp_path / "out")["splits"]["train"]["documents"] == 4
@@ -223,3 +223,29 @@ def test_read_yaml_names_a_file_that_is_not_utf8(tmp_path):
     with pytest.raises(DataError) as err:
         read_yaml(path, "give a config")
     assert str(err.value) == f"{path}: not UTF-8 text (invalid start byte at byte 3). Fix: convert the file to UTF-8"
+
+
+def test_jsonl_labels_by_class_name_and_the_names_recorded_in_stats(tmp_path):
+    """class_names on a JSONL dataset: records may give their label by name (or index), the
+    prepared documents hold the index, stats.json records the names; an unknown name is named
+    with its line and the fix; without class_names a name is refused with the option's name."""
+    sentences = lambda i: [f"The food {i} was fine.", f"Room {i}.", "We came back.", "It rained."]
+    train = [json.dumps({"label": ("neg", "pos")[i % 2] if i % 3 else i % 2, "sentences": sentences(i)})
+             for i in range(12)]
+    spec = jsonl_dataset(tmp_path / "data/d", train) | {"class_names": ["neg", "pos"], "min_sentences": 2}
+    stats = prepare_dataset("d", spec, tmp_path / "data", tmp_path / "out")
+    assert stats["class_names"] == ["neg", "pos"]
+    assert json.loads((tmp_path / "out/stats.json").read_text())["class_names"] == ["neg", "pos"]
+    prepared = [json.loads(line) for line in (tmp_path / "out/train.jsonl").read_text().splitlines()]
+    assert {(doc["sentences"][0], doc["label"]) for doc in prepared} <= {
+        (f"The food {i} was fine.", i % 2) for i in range(12)}
+
+    (tmp_path / "data/d/train.jsonl").write_text("\n".join(train + [json.dumps(
+        {"label": "neutral", "sentences": sentences(99)})]) + "\n")
+    with pytest.raises(DataError) as err:
+        prepare_dataset("d", spec, tmp_path / "data", tmp_path / "out")
+    assert (err.value.line, err.value.problem) == (13, "label 'neutral' is not one of the class names ['neg', 'pos']")
+    assert "correct the dataset's class_names" in err.value.fix
+    with pytest.raises(DataError) as err:
+        prepare_dataset("d", spec | {"class_names": None}, tmp_path / "data", tmp_path / "out")
+    assert err.value.problem == "label 'pos' is not an integer" and "class_names" in err.value.fix

@@ -498,3 +498,47 @@ def test_model_saved_before_the_settings_fingerprint_predicts_with_a_warning_and
     _edit_card(tmp_path / "icda_model", encoder__pooling="cls")
     with pytest.raises(DataError, match="encoder.pooling = 'cls' here, 'mean' in model.pt"):
         predict_file(tmp_path / "icda_model", new)
+
+
+def test_class_names_reach_the_model_card_and_predict_prints_them(trained, tmp_path, capsys):
+    """The prepared data's class names (stats.json) are recorded in the exported model.json, and
+    predict prints the predicted class by name with its index, the probabilities in label order,
+    and a JSONL input's label given by name; without names the labels stay indices."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(trained / "data", data)
+    (data / "stats.json").write_text(json.dumps({"dataset": "toy", "class_names": ["neg", "pos"]}))
+    choice = tmp_path / "choice.json"
+    from icda.steps.select import select_iteration
+
+    select_iteration(0, [trained / "candidates/seed1"], data).write(choice)
+    aug = tmp_path / "aug.jsonl"
+    aug.write_text("x\n")
+    out = tmp_path / "icda_model"
+    assert main(["finalize", "--augmented", str(aug), "--choices", str(choice), "--data-dir", str(data),
+                 "--out", str(tmp_path / "icda_dataset.jsonl"), "--model-out", str(out),
+                 "--settings", str(trained / "settings.json")]) == 0
+    assert ModelCard.read(out / MODEL_CARD_FILE).class_names == ["neg", "pos"]
+    capsys.readouterr()
+    new = tmp_path / "new.jsonl"
+    new.write_text('{"label": "pos", "sentences": ["the food was delicious.", "we came for dinner."]}\n'
+                   '{"label": 0, "sentences": ["the food was awful.", "the room was quiet."]}\n')
+    assert main(["predict", "--model", str(out), "--input", str(new)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    for row in rows:
+        assert row["label"] == ["neg", "pos"][row["label_index"]]
+        assert row["label_index"] == max(range(2), key=row["probabilities"].__getitem__)
+    assert [row["given_label"] for row in rows] == ["pos", "neg"]
+    # the candidate folder records no names: indices, as before
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new)]) == 2
+    assert "label 'pos' is not an integer" in capsys.readouterr().err
+    new.write_text('{"label": 1, "sentences": ["the food was delicious.", "we came for dinner."]}\n')
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new)]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["label"] == row["label_index"] in (0, 1) and row["given_label"] == 1
+    # a card whose names do not fit the model's classes is refused
+    card = json.loads((out / MODEL_CARD_FILE).read_text())
+    (out / MODEL_CARD_FILE).write_text(json.dumps(card | {"class_names": ["a", "b", "c"]}))
+    assert main(["predict", "--model", str(out), "--input", str(new)]) == 2
+    assert "class_names" in capsys.readouterr().err

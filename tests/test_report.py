@@ -192,10 +192,12 @@ def test_write_tables(evals, tmp_path):
     summary = (out / "summary.md").read_text()
     assert "75.0 ± 18.0" in summary and f"- appearance: {reason}" in summary
     assert summary.count(reason) == 1 and "Not available" not in summary  # listed once, at the end
-    # asked for and missing: unavailable; in a table but not asked for: not run
-    unavailable_part, not_run_part = summary.split("## Unavailable datasets")[1].split("## Not run")
+    # only the tables of what ran: table1_real (no results) has no section, not even its caption
+    assert "### table2_llm" in summary and "table1_real" not in summary and "No results" not in summary
+    # asked for and missing: unavailable; in a table but not asked for: one line naming them
+    unavailable_part, not_run_part = summary.split("## Unavailable datasets")[1].split("Not run")
     assert "appearance" in unavailable_part and "smell" not in unavailable_part
-    assert "- smell: not run (not in `run_datasets`)" in not_run_part and "appearance" not in not_run_part
+    assert not_run_part == " (not in `run_datasets`): smell.\n"
     long = pd.read_csv(out / "all_results.csv")
     # 14 files; run 2's and connect's iteration 1 are both CDA and ICDA
     assert len(long) == len(df) == 16
@@ -210,8 +212,31 @@ def test_write_tables(evals, tmp_path):
 def test_dataset_in_no_group_gets_its_own_table(evals, tmp_path):
     df = load_evaluations(evals)
     written = write_tables(df, tmp_path, {"table2_llm": ["connect"]})
-    assert tmp_path / "other.md" in written
-    assert "75.0 ± 18.0" in (tmp_path / "other.md").read_text()
+    assert tmp_path / "your_datasets.md" in written
+    assert "75.0 ± 18.0" in (tmp_path / "your_datasets.md").read_text()
+
+
+def test_a_run_of_only_your_datasets_is_summarised_by_their_table_alone(evals, tmp_path):
+    """A run of one own dataset with the default groups (the paper's, none of which ran):
+    its numbers are in your_datasets.md, and summary.md holds that table and one line naming
+    the paper's datasets not asked for: no empty paper-table caption, no "not run" list, no
+    empty "Unavailable datasets" section."""
+    from icda.schema import section_defaults
+
+    df = load_evaluations(evals)
+    df = df[df["dataset"] == "restaurant"].assign(dataset="reviews")
+    groups = section_defaults("report")["groups"]
+    write_tables(df, tmp_path, groups)
+    assert "75.0 ± 18.0" in (tmp_path / "your_datasets.md").read_text()
+    assert not (tmp_path / "other.md").exists()
+    summary = (tmp_path / "summary.md").read_text()
+    assert "### your_datasets" in summary and "Reviews" in summary and "75.0 ± 18.0" in summary
+    assert "on the test set on your datasets (those in no report.groups table)" in summary
+    for absent in ("table1_real", "table2_llm", "### synthetic", "Unavailable datasets", "No results", "- smell"):
+        assert absent not in summary, absent
+    line, = [row for row in summary.splitlines() if row.startswith("Not run")]
+    assert line == ("Not run (not in `run_datasets`): appearance, smell, palate, location, service, "
+                    "cleanliness, connect, restaurant, synthetic, synthetic_small.")
 
 
 def test_tables_of_groups_no_longer_configured_are_removed(evals, tmp_path):

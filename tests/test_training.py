@@ -383,4 +383,6 @@ def test_k_against_the_shortest_prepared_document_names_the_file_and_line(tmp_pa
     with pytest.raises(DataError, match="document short shows the model 3 sentences, not more than model.k = 3") as err:
         open_workspace(settings, tmp_path, None)
     assert (err.value.path, err.value.line) == (str(tmp_path / "dev.jsonl"), 7)
-    assert "lower model.k below 3" in err.value.fix and "min_sentences" in err.value.fix
+    assert err.value.fix == ("set the dataset's min_sentences (datasets.<name>.min_sentences): 4 (or more; prepare "
+                             "then drops documents of fewer sentences), or set model.k to 2 or less (a changed "
+                             "min_sentences takes effect when prepare reruns)")

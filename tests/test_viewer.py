@@ -142,6 +142,21 @@ def test_page_parses_and_embeds_every_document_with_its_selections(toy):
 
 
 
+def test_labels_are_shown_by_the_class_names_of_the_prepared_data(toy, tmp_path):
+    """A stats.json beside test.jsonl naming the classes: the page shows "label POS" for the
+    documents and the counterfactuals; without it (the toy page above) the indices."""
+    assert [d["label"] for d in toy["data"]["documents"]][:2] == [0, 1] and toy["data"]["class_names"] is None
+    (toy["test"].parent / "stats.json").write_text(json.dumps({"class_names": ["NEG", "POS"]}))
+    out = tmp_path / "named.html"
+    data = write_viewer("toy", toy["test"], toy["evals"], toy["augmented"], out)
+    assert data["class_names"] == ["NEG", "POS"]
+    assert [d["label"] for d in data["documents"]] == [("NEG", "POS")[i % 2] for i in range(N_DOCS)]
+    pair, = data["counterfactuals"]
+    assert (pair["label"], pair["cf_label"]) == ("POS", "NEG")
+    assert json.loads(_parse(out).json_text)["documents"][1]["label"] == "POS"
+    assert "label ${doc.label" in out.read_text()  # the page prints the label it is given
+
+
 def test_a_run_with_only_iteration_0_shows_mmi_and_no_icda(toy, tmp_path):
     """As in the tables, iteration 0 (MMI) is never ICDA: a run that has not reached iteration 1
     keeps its MMI selections and has no ICDA selections, iteration or precision (no outcomes to

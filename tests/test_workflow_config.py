@@ -201,7 +201,7 @@ _TOY = {"source": "synthetic"}
 
 @pytest.mark.parametrize("group, overwritten", [
     ("compute", "compute.csv"), ("summary", "summary.md"), ("all_results", "all_results.csv"),
-    ("compute_jobs", "compute_jobs.csv"), ("other", "datasets in no group"), ("Summary", "summary.md"),
+    ("compute_jobs", "compute_jobs.csv"), ("your_datasets", "datasets in no group"), ("Summary", "summary.md"),
 ])
 def test_report_group_named_like_a_results_table_is_refused(group, overwritten):
     with pytest.raises(ConfigError) as err:
@@ -374,7 +374,36 @@ def test_k_that_selects_every_sentence_stops_the_workflow_at_start(tmp_path, mod
     proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["synthetic"], model=model),
                      check=False)
     out = proc.stdout + proc.stderr
-    assert proc.returncode != 0 and message in out and "Fix: lower model.k below" in out, out[-2000:]
+    assert proc.returncode != 0 and message in out and "Fix: " in out, out[-2000:]
+    assert f"set model.k to {min(model['k'], 12) - 1} or less" in out, out[-2000:]
+
+
+@pytest.mark.parametrize("min_sentences, k, fix", [
+    # k = 1 (the default) and min_sentences = 1: only raising min_sentences can work (k >= 1)
+    (1, 1, "Fix: set datasets.toy.min_sentences: 2 (or more; prepare then drops documents of fewer sentences)"),
+    (3, 3, "Fix: set datasets.toy.min_sentences: 4 (or more; prepare then drops documents of fewer "
+           "sentences), or set model.k to 2 or less"),
+])
+def test_k_not_below_min_sentences_is_refused_with_only_fixes_that_work(min_sentences, k, fix):
+    config = {"datasets": {"toy": TOY | {"min_sentences": min_sentences}}, "model": {"k": k}}
+    with pytest.raises(ConfigError) as err:
+        run_settings.check_settings(config, ["toy"])
+    assert str(err.value).endswith(fix), str(err.value)
+    assert "below 1" not in str(err.value) and "to 0" not in str(err.value)
+    # each proposed fix passes the check
+    run_settings.check_settings(config | {"datasets": {"toy": TOY | {"min_sentences": k + 1}}}, ["toy"])
+    if min_sentences >= 2:
+        run_settings.check_settings(config | {"model": {"k": min_sentences - 1}}, ["toy"])
+
+
+def test_the_default_min_sentences_keeps_short_reviews_with_the_default_k():
+    """A user's dataset without min_sentences passes with the default model.k (1) and keeps
+    documents of 2 or more sentences (4-sentence reviews survive)."""
+    from icda.data.dataset_spec import validate_spec
+
+    spec = {key: value for key, value in TOY.items() if key != "min_sentences"}
+    assert validate_spec("toy", spec)["min_sentences"] == 2
+    run_settings.check_settings({"datasets": {"toy": spec}}, ["toy"])
 
 
 def test_overrides_of_an_unknown_dataset_are_refused(tmp_path):
@@ -414,3 +443,25 @@ def test_the_paper_config_keeps_the_papers_read_out_and_selector_on_every_datase
                 merged["icda"].get("final_selector", "chosen")) == (1, "sentence", "chosen"), name
     default = yaml.safe_load((REPO / "config/config.yaml").read_text())
     assert run_settings.dataset_settings(default, "location")["icda"]["final_selector"] == "ensemble"
+
+
+@pytest.mark.parametrize("datasets, figures, wanted", [
+    (["reviews"], "auto", False), (["reviews", "synthetic"], "auto", True), (["restaurant", "connect"], "auto", True),
+    (["reviews"], True, True), (["synthetic"], False, False),
+])
+def test_theory_figures_are_built_for_a_paper_dataset_or_when_asked(datasets, figures, wanted):
+    assert plan.theory_wanted({"theory": {"figures": figures}}, datasets) is wanted
+    assert "synthetic" in plan.paper_datasets() and "restaurant" in plan.paper_datasets()
+
+
+def test_a_run_of_only_your_own_dataset_plans_no_theory_figures(tmp_path):
+    """The dry run of the toy dataset alone (one dry run: each costs seconds) has no theory job,
+    writes its table as your_datasets, and with keep_models: chosen prunes its models last; the
+    theory.figures and keep_models choices themselves: the unit tests beside."""
+    from toy_workflow import planned_jobs
+
+    toy_files(tmp_path / "data")
+    proc = snakemake("-n", *workflow_args(tmp_path, tmp_path / "data", run_datasets=["toy"], keep_models="chosen"))
+    jobs = planned_jobs(proc)
+    assert "theory" not in jobs and jobs["prune_models"] == jobs["prepare"] == 1, jobs
+    assert "results/tables/your_datasets.md" in proc.stdout + proc.stderr

@@ -56,9 +56,15 @@ def deduplicate(docs: Sequence[Document]) -> list[Document]:
 
 
 def drop_short(docs: Sequence[Document], min_sentences: int = 5) -> list[Document]:
-    """Drop documents with fewer than ``min_sentences`` sentences (paper: 5)."""
+    """Drop documents with fewer than ``min_sentences`` sentences (paper: 5); a warning names the
+    setting when none is left."""
     out = [doc for doc in docs if len(doc.sentences) >= min_sentences]
-    if len(out) < len(docs):
+    if docs and not out:
+        log.warning("drop_short: all %d documents have fewer than %d sentences (the longest has %d), "
+                    "so none is left. Fix: set the dataset's min_sentences (datasets.<name>.min_sentences) "
+                    "to at most %d, keeping it above model.k", len(docs), min_sentences,
+                    max(len(doc.sentences) for doc in docs), max(len(doc.sentences) for doc in docs))
+    elif len(out) < len(docs):
         log.info("drop_short: dropped %d of %d documents with fewer than %d sentences",
                  len(docs) - len(out), len(docs), min_sentences)
     return out
@@ -84,8 +90,12 @@ def balance_classes(docs: Sequence[Document], seed: int) -> list[Document]:
     if any(doc.label is None for doc in docs):
         raise ValueError("balance_classes needs labelled documents (found label None)")
     by_class = _indices_by_label(docs)
+    if not by_class:
+        log.warning("balance_classes: no document left to balance (earlier steps dropped them all)")
+        return []
     if len(by_class) < 2:
-        log.warning("balance_classes: only %d class present; nothing to balance", len(by_class))
+        log.warning("balance_classes: only one class (label %s) present in %d documents; nothing to balance",
+                    next(iter(by_class)), len(docs))
         return list(docs)
     size = min(len(idx) for idx in by_class.values())
     rng = np.random.default_rng(seed)

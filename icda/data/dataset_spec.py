@@ -18,15 +18,21 @@ in :data:`SPEC_DEFAULTS`:
   :func:`~icda.data.eraser_files.read_eraser`); left out, a file named ``*.jsonl`` is read as JSONL and any other as ICDA
   (:func:`format_by_suffix`), ``keywords`` (ground-truth keyword rule for icda/jsonl files, applied to every split: test
   precision is the reported metric, dev precision serves tuning, the model never sees it), ``ratings``
-  (labels are ratings in [0, 1], binarised), ``min_sentences``, ``balance``, ``seed``,
+  (labels are ratings in [0, 1], binarised), ``min_sentences`` (default 2: a document of fewer
+  sentences than ``model.k + 1`` leaves its selector no choice; the paper's datasets, in
+  ``config/config.yaml``, set the paper's 5), ``balance``, ``seed``,
   ``spacy_model`` (for JSONL ``"text"`` records).
 * ``drop_test_overlap``: remove from train and dev, before they are cleaned, every document that
   shares its text with a test document: the same text after normalising case and whitespace, or a
   near-duplicate (word 3-shingle Jaccard similarity of at least ``near_duplicate_threshold``,
   found by MinHash; :mod:`icda.data.overlap`). Default false: the data as published; the data
   audit (``python -m icda audit``) and ``prepare``'s warning count them either way.
-* ``class_names``: for ERASER files whose ``classification`` is a name (``NEG``/``POS``), the
-  names in label order (default: the names found, sorted; :func:`icda.data.eraser_files.class_names`).
+* ``class_names``: the classes' names in label order 0 … C−1 (e.g. ``[neg, pos]``), for any
+  dataset: recorded in the prepared data's ``stats.json`` and the final model's card, and shown
+  for labels by ``predict``, the rationale viewer and ``export-eraser``; JSONL records may then give
+  their ``label`` by name. ERASER files whose ``classification`` is a name (``NEG``/``POS``) are
+  read with these (default: the names found, sorted; :func:`icda.data.eraser_files.class_names`).
+  Default null: unnamed classes, shown as their indices.
 * ``classes``: the number C >= 2 of classes; labels are 0 … C−1 (a label outside them is an
   error naming the file and line), balancing keeps C equal classes, a synthetic dataset is
   generated with C classes, and the dataset's classifier has C outputs (``model.n_classes`` of
@@ -69,7 +75,7 @@ SPEC_DEFAULTS: dict[str, Any] = {
     "ratings": False,
     "dev_fraction": None,
     "train_documents": None,
-    "min_sentences": 5,
+    "min_sentences": 2,  # the least the default model.k (1) allows; the paper's datasets set 5
     "balance": True,
     "seed": 0,
     "url": None,
@@ -147,13 +153,13 @@ def validate_spec(name: str, spec: dict) -> dict:
         if (not isinstance(names, list) or len(names) != classes or len(set(names)) != len(names)
                 or not all(isinstance(n, str) and n for n in names)):
             raise fail("class_names", f"{names!r} is not a list of {classes} distinct class names",
-                       f"list the ERASER classification names in label order, e.g. [NEG, POS] (classes: {classes})")
+                       f"list the {classes} class names in label order 0 … {classes - 1}, e.g. [NEG, POS] for 2 classes")
     if classes > 2 and (out["ratings"] or out["source"] == "llm"):
         what = "ratings: true (binarised ratings)" if out["ratings"] else "source: llm"
         raise fail("classes", f"{classes} classes with {what}, which has two", "set classes: 2")
     ms = out["min_sentences"]
     if isinstance(ms, bool) or not isinstance(ms, int) or ms < 1:
-        raise fail("min_sentences", f"{ms!r} is not a positive integer", "give an integer >= 1 (paper: 5)")
+        raise fail("min_sentences", f"{ms!r} is not a positive integer", "give an integer above model.k (default 2; the paper: 5)")
     kw = out["keywords"]
     if kw is not None and not (isinstance(kw, list) and kw and all(isinstance(k, str) and k for k in kw)):
         raise fail("keywords", f"{kw!r} is not a non-empty list of non-empty strings",

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from icda.errors import DataError
 from icda.io import read_jsonl, write_jsonl
-from icda.layout import split_path
+from icda.layout import STATS_FILE, split_path
 
 
 #: what a document id may be: a plain file name (ERASER keeps a document in ``docs/<docid>``), of
@@ -106,3 +106,33 @@ def write_split(docs: Iterable[Document], data_dir: str | Path, split: str) -> P
     path = split_path(data_dir, split)
     write_documents(docs, path)
     return path
+
+
+def read_class_names(data_dir: str | Path) -> list[str] | None:
+    """The class names of a prepared data folder in label order 0 … C−1 (its ``stats.json``:
+    ``class_names``, else, in a folder prepared before that key was written, ``eraser.class_names``),
+    or None: the dataset names no class (its labels are their indices) or the folder has no
+    ``stats.json``.
+
+    Raises:
+        DataError: ``stats.json`` is not a prepared data folder's statistics.
+    """
+    import json
+
+    stats = Path(data_dir) / STATS_FILE
+    if not stats.is_file():
+        return None
+    try:
+        found = json.loads(stats.read_text(encoding="utf-8"))
+        names = found.get("class_names") if "class_names" in found else found.get("eraser", {}).get("class_names")
+    except (ValueError, AttributeError):
+        raise DataError(stats, None, "not a prepared data folder's statistics", "rerun `python -m icda prepare`") from None
+    return names if isinstance(names, list) and all(isinstance(n, str) for n in names) else None
+
+
+def label_name(label: int | None, names: Sequence[str] | None) -> int | str | None:
+    """A label as shown to a reader: its class name when the dataset names its classes
+    (``names``, label order; a label beyond them stays its index), else the index itself."""
+    if label is None or not names or not 0 <= label < len(names):
+        return label
+    return names[label]

@@ -171,11 +171,12 @@ def read_jsonl(
     stream: BinaryIO | None = None,
     known_keys_only: bool = False,
     file_name_ids: bool = False,
+    names: Sequence[str] | None = None,
 ) -> list[Document]:
     """Read generic JSONL documents: one JSON object a line.
 
-    Each object has ``"label"`` (an int in ``classes``; ``null`` allowed only when
-    ``require_label`` is False) and either ``"sentences"`` (a list of strings) or ``"text"`` (a
+    Each object has ``"label"`` (an int in ``classes``, or with ``names`` also a class name,
+    read as its index in ``names``; ``null`` allowed only when ``require_label`` is False) and either ``"sentences"`` (a list of strings) or ``"text"`` (a
     string, sentence-split with ``splitter``), and optionally ``"rationale"`` (0-based sentence
     indices) and ``"id"`` (default ``f"{id_prefix}-{line number}"``; ids must be unique).
 
@@ -207,6 +208,7 @@ def read_jsonl(
     """
     path = Path(path)
     prefix = path.name if id_prefix is None else id_prefix
+    allowed = list(classes) + list(names or ())
     fix = ('write one JSON object a line: {"label": 0 or 1, "sentences": [...]} or '
            '{"label": ..., "text": "..."}, optionally "rationale": [indices] and "id"')
     records = []  # (lineno, obj)
@@ -251,12 +253,18 @@ def read_jsonl(
     docs, seen = [], {}
     for lineno, obj in records:
         label = obj.get("label")
+        if names and isinstance(label, str) and label in names:
+            label = list(names).index(label)
         if label is None:
             if require_label:
-                raise DataError(path, lineno, 'no "label"', f"give every record a label in {list(classes)}")
+                raise DataError(path, lineno, 'no "label"', f"give every record a label in {allowed}")
+        elif isinstance(label, str) and names:
+            raise DataError(path, lineno, f"label {label!r} is not one of the class names {list(names)}",
+                            f"use one of the class labels {allowed}, or correct the dataset's class_names")
         elif isinstance(label, bool) or not isinstance(label, int):
             raise DataError(path, lineno, f"label {label!r} is not an integer",
-                            f"use one of the class labels {list(classes)}")
+                            f"use one of the class labels {list(classes)}, or name the classes in the "
+                            "dataset's class_names (datasets.<name>.class_names) to use names")
         elif label not in classes:
             raise DataError(path, lineno, f"label {label} is outside the classes {list(classes)}",
                             f"use one of the class labels {list(classes)}")

@@ -20,7 +20,7 @@ RESERVED_GROUP_NAMES = {
     "all_results": "all_results.csv (the long-form results)",
     "compute": "compute.csv and compute.md (the compute cost)",
     "compute_jobs": "compute_jobs.csv (the compute cost of each job)",
-    "other": "the table of the datasets in no group",
+    "your_datasets": "the table of the datasets in no group (your own datasets)",
 }
 
 

@@ -58,6 +58,7 @@ GROUP_DATA = {
     "table2_llm": "LLM generated data",
     "synthetic": "synthetic data (generated reviews with a spurious aspect)",
     "synthetic_multiclass": "synthetic data with more than two classes (generated reviews with a spurious aspect)",
+    "your_datasets": "your datasets (those in no report.groups table)",  # OWN_GROUP
 }
 
 METRIC_NAMES = {"precision": "Rationale precision", "recall": "Rationale recall",
@@ -615,12 +616,16 @@ def _write_eraser_group(df: pd.DataFrame, name: str, group: list[str], out_dir: 
     return paths, section
 
 
+#: the table of the datasets in no group (a user's own datasets, with the default groups)
+OWN_GROUP = "your_datasets"
+
+
 def table_groups(groups: dict[str, list[str]], datasets: Iterable[str]) -> dict[str, list[str]]:
-    """The tables :func:`write_tables` writes: ``groups``, plus ``other`` holding the
-    ``datasets`` that are in no group (when there are such)."""
+    """The tables :func:`write_tables` writes: ``groups``, plus :data:`OWN_GROUP`
+    (``your_datasets``) holding the ``datasets`` that are in no group (when there are such)."""
     grouped = {ds for members in groups.values() for ds in members}
     other = sorted(set(datasets) - grouped)
-    return dict(groups) | ({"other": other} if other else {})
+    return dict(groups) | ({OWN_GROUP: other} if other else {})
 
 
 def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, groups: dict[str, list[str]],
@@ -637,9 +642,10 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
     caption; a ``%`` comment only when no dataset of the group has results). Only datasets with
     results become columns; the others are listed with their reason from ``unavailable`` (or
     :data:`NOT_RUN`: a dataset that was not asked for). Datasets with results but in no group go to an extra group
-    ``other``. For a metric other than precision the files are ``<name>_<metric>.*``.
-    Also ``all_results.csv`` (the long form) and ``summary.md`` (every Markdown table, then
-    each unavailable dataset with its reason, listed once, then the datasets not run). Every file
+    :data:`OWN_GROUP` (``your_datasets``). For a metric other than precision the files are ``<name>_<metric>.*``.
+    Also ``all_results.csv`` (the long form) and ``summary.md`` (the Markdown tables of the groups
+    with results, then each unavailable dataset with its reason, listed once, where there are
+    such, then one line naming the groups' datasets that were not asked for). Every file
     is written atomically. The tables of groups no longer in ``groups`` are then removed
     (:func:`remove_stale_tables`), so ``out_dir`` holds only the configured groups' tables.
 
@@ -678,33 +684,37 @@ def write_tables(df: pd.DataFrame | Iterable[str | Path], out_dir: str | Path, g
     out_dir = Path(out_dir)
     groups = table_groups(groups, set(df["dataset"]))
     unavailable = dict(unavailable or {})
-    if "other" in groups:
-        log.warning("datasets in no table group, written to 'other': %s", ", ".join(groups["other"]))
+    if OWN_GROUP in groups:
+        log.info("datasets in no table group, written to %s.md: %s", OWN_GROUP, ", ".join(groups[OWN_GROUP]))
 
     written, sections = [], []
+    have = set(df["dataset"])
     for name, members in groups.items():
+        ran = any(ds in have for ds in members)  # summary.md shows only the tables of what ran
         paths, markdown = _write_group(df, name, list(members), out_dir, metric, unavailable, baselines, run_lines)
         written += paths
-        sections.append(markdown)
+        sections += [markdown] if ran else []
         if eraser is not None:
             paths, markdown = _write_eraser_group(eraser, name, list(members), out_dir, unavailable)
             written += paths
-            sections.append(markdown)
+            sections += [markdown] if ran else []
 
     all_path = out_dir / "all_results.csv"
     with atomic_path(all_path) as tmp:
         df.to_csv(tmp, index=False)
     written.append(all_path)
 
-    have = set(df["dataset"])
     absent = {ds: reason for ds, reason in unavailable.items() if ds not in have}
     not_run = [ds for ds in dict.fromkeys(d for m in groups.values() for d in m)
                if ds not in have and ds not in unavailable]
     summary = [f"# ICDA results: {METRIC_NAMES[metric].lower()}", ""] + sections
-    summary += ["## Unavailable datasets", ""]
-    summary += [f"- {ds}: {_one_line(reason)}" for ds, reason in absent.items()] or ["None."]
+    if not sections:
+        summary += ["No dataset has results yet.", ""]
+    if absent:
+        summary += ["## Unavailable datasets", ""]
+        summary += [f"- {ds}: {_one_line(reason)}" for ds, reason in absent.items()] + [""]
     if not_run:
-        summary += ["", "## Not run", ""] + [f"- {ds}: {NOT_RUN}" for ds in not_run]
+        summary += [f"Not run (not in `run_datasets`): {', '.join(not_run)}."]
     summary_path = out_dir / "summary.md"
     with atomic_write(summary_path) as fh:
         fh.write("\n".join(summary) + "\n")

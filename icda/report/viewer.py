@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 import jinja2
 
-from icda.data.document import Document, read_documents
+from icda.data.document import Document, label_name, read_class_names, read_documents
 from icda.errors import DataError
 from icda.io import atomic_write
 from icda.records import Evaluation, icda_iteration
@@ -168,15 +168,20 @@ def counterfactual_pairs(path: str | Path, limit: int = MAX_COUNTERFACTUALS) -> 
 
 def viewer_data(dataset: str, documents: list[Document], runs: list[RunRationales],
                 pairs: list[dict], n_counterfactuals: int,
-                max_sentences: int | None = None) -> dict[str, Any]:
+                max_sentences: int | None = None, class_names: list[str] | None = None) -> dict[str, Any]:
     """The JSON the page embeds (its script reads nothing else). ``max_sentences``: the
-    sentences per document the model saw (the page greys out the others)."""
+    sentences per document the model saw (the page greys out the others); ``class_names``: the
+    dataset's class names in label order, shown for the labels of documents and counterfactuals
+    (None: their indices)."""
+    pairs = [pair | {"label": label_name(pair["label"], class_names),
+                     "cf_label": label_name(pair["cf_label"], class_names)} for pair in pairs]
     return {
         "dataset": dataset,
+        "class_names": class_names,
         "page_size": PAGE_SIZE,
         "max_sentences": max_sentences,
         "outcomes": OUTCOMES,
-        "documents": [{"id": d.id, "label": d.label, "sentences": list(d.sentences),
+        "documents": [{"id": d.id, "label": label_name(d.label, class_names), "sentences": list(d.sentences),
                        "truth": None if d.rationale is None else sorted(d.rationale)}
                       for d in documents],
         "runs": [{"run": r.run, "icda_iteration": r.icda_iteration,
@@ -211,7 +216,9 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
 
     Args:
         dataset: dataset name (page title).
-        test_path: the prepared ``test.jsonl`` (documents, ground truth).
+        test_path: the prepared ``test.jsonl`` (documents, ground truth); the ``stats.json``
+            beside it gives the class names shown for labels
+            (:func:`icda.data.document.read_class_names`).
         eval_paths: the dataset's ``eval.json`` files (every iteration of every run; COMP
             files are ignored).
         augmented_path: ``icda_dataset.jsonl`` for the counterfactual examples, or None.
@@ -235,7 +242,8 @@ def write_viewer(dataset: str, test_path: str | Path, eval_paths: Iterable[str |
     taken = {run: k for (_, run), k in icda_iterations(summaries).items()}
     runs = run_rationales(eval_paths, [d.id for d in documents], taken)
     pairs, total = counterfactual_pairs(augmented_path) if augmented_path else ([], 0)
-    data = viewer_data(dataset, documents, runs, pairs, total, max_sentences)
+    data = viewer_data(dataset, documents, runs, pairs, total, max_sentences,
+                       read_class_names(Path(test_path).parent))
     data["verdicts"] = {str(run): line for (name, run), line in verdict_lines(summaries).items() if name == dataset}
     with atomic_write(out) as fh:
         fh.write(render_viewer(data))

@@ -21,6 +21,8 @@ does, its options and what it reads and writes. :mod:`icda.cli` only lists the m
   report's builders (:mod:`icda.report`).
 * :mod:`icda.steps.theory` — ``theory``: the binary-variable theory's numbers and figures
   (:mod:`icda.theory`, :mod:`icda.report.theory_figures`).
+* :mod:`icda.steps.prune` — ``prune-models``: removes the model.pt of the candidates no choice
+  reports once a dataset's run has finished (``keep_models: chosen``).
 
 The other commands live in the module of their step function: ``generate`` :mod:`icda.generate.run`,
 ``sweep`` :mod:`icda.sweep`, ``config-reference`` :mod:`icda.config_reference`. Where the files

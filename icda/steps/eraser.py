@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from icda.data.document import DOC_ID_RULE, Document, is_doc_id, read_split
+from icda.data.document import DOC_ID_RULE, Document, is_doc_id, read_class_names, read_split
 from icda.data.eraser_files import (RESULTS_FIX, check_annotation_spans, check_annotations, check_docid,
                                     check_result_spans, check_results, read_document, read_json_lines)
 from icda.eraser_metrics import AOPC_THRESHOLDS, IOU_THRESHOLDS, score_results
@@ -114,16 +114,10 @@ def _checked_tokens(doc: Document, path: Path, line: int) -> list[list[str]]:
 
 
 def class_names_of(data_dir: str | Path) -> list[str] | None:
-    """The class names a prepared data folder was read with (its ``stats.json``, ``eraser.class_names``:
-    ERASER files that name their classes, e.g. ``["NEG", "POS"]``), or None (labels are indices)."""
-    stats = Path(data_dir) / STATS_FILE
-    if not stats.is_file():
-        return None
-    try:
-        names = json.loads(stats.read_text(encoding="utf-8")).get("eraser", {}).get("class_names")
-    except (ValueError, AttributeError):
-        raise DataError(stats, None, "not a prepared data folder's statistics", "rerun `python -m icda prepare`") from None
-    return names if isinstance(names, list) and all(isinstance(n, str) for n in names) else None
+    """The class names a prepared data folder was read with (its ``stats.json``:
+    :func:`icda.data.document.read_class_names`; e.g. ERASER's ``["NEG", "POS"]`` or a dataset's
+    ``class_names``), or None (labels are indices)."""
+    return read_class_names(data_dir)
 
 
 def label_name(label: int | None, names: Sequence[str] | None) -> str | None:

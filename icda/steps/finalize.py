@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Sequence
 
-from icda.data.document import read_split
+from icda.data.document import read_class_names, read_split
 from icda.errors import IcdaError
 from icda.io import atomic_path, check_output, check_output_dir
 from icda.model_selection import cross_entropy
@@ -61,8 +61,9 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
                         settings: str | Path | None = None) -> Path:
     """Copy the augmented training set of the :func:`final_run` to ``out`` (atomically) and,
     with ``model_out``, export the chosen selector of that run's ``choices[i]`` there
-    (:func:`icda.steps.predict.export_model`: model.pt and model.json; ``settings``: the dataset's
-    settings.json, for a candidate without model.json).
+    (:func:`icda.steps.predict.export_model`: model.pt and model.json, which records the class
+    names of the prepared data in ``data_dir``; ``settings``: the dataset's settings.json, for a
+    candidate without model.json).
 
     ``augmented[i]`` and ``choices[i]`` belong to run i (the iteration its stop rule took as ICDA).
 
@@ -83,8 +84,8 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
     best, losses = final_run(choices, labels)
     for path, loss in zip(choices, losses):
         log.info("%s: original dev loss %.4f", path, loss)
-    if model_out is not None:
-        export_model(choices[best], settings, model_out)
+    if model_out is not None:  # with the dataset's class names (stats.json), for predict's labels
+        export_model(choices[best], settings, model_out, read_class_names(data_dir))
     with atomic_path(out) as tmp:
         shutil.copyfile(augmented[best], tmp)
     log.info("final ICDA dataset: %s (original dev loss %.4f) -> %s", augmented[best], losses[best], out)

@@ -6,9 +6,12 @@ and model.json (the settings it was trained with, checked against the encoder fo
 input is JSONL (``{"sentences": [...]}`` or ``{"text": "..."}``, split with spaCy; ``label`` and
 ``id`` optional) or plain text, one document a line, split with spaCy; ``--input -`` reads
 standard input. The output is JSONL (standard output, or ``--out``), one line per document in
-input order: ``id``, the predicted ``label``, the class ``probabilities``,
-the rationale ``positions`` (0-based sentence indices) and the ``rationale`` sentences (and
-``given_label`` where the input gave one).
+input order: ``id``, the predicted ``label`` (the class's name where the model card records the
+dataset's ``class_names``, e.g. ``"POS"``, else its index) and ``label_index`` (its index 0 … C−1),
+the class ``probabilities`` (a list in label order: entry c is P(class c), the class named
+``class_names[c]``), the rationale ``positions`` (0-based sentence indices) and the ``rationale``
+sentences (and ``given_label`` where the input gave one, by name where the classes have names; a
+JSONL input may give its labels by index or by name).
 
 This module also exports a dataset's final ICDA selector (``results/<dataset>/icda_model/``,
 :func:`export_model`, for ``python -m icda finalize``). A model folder holds ``model.pt``
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from icda.data.document import Document
+from icda.data.document import Document, label_name
 from icda.data.readers import read_jsonl, read_text_lines
 from icda.errors import ConfigError, DataError
 from icda.io import atomic_path
@@ -63,10 +66,12 @@ def current_fingerprint(settings: Settings) -> str:
 
 
 def write_model_card(folder: str | Path, settings: Settings, source: str | None = None,
-                     fingerprint: str | None = None) -> ModelCard:
-    """Write ``folder/model.json``: ``settings`` (those the model was trained with) and the
-    fingerprint of its encoder (``fingerprint``, else computed now)."""
-    card = ModelCard(settings.to_dict(), fingerprint or current_fingerprint(settings), source)
+                     fingerprint: str | None = None, class_names: Sequence[str] | None = None) -> ModelCard:
+    """Write ``folder/model.json``: ``settings`` (those the model was trained with), the
+    fingerprint of its encoder (``fingerprint``, else computed now) and the names of its classes
+    in label order (``class_names``; None: unnamed)."""
+    card = ModelCard(settings.to_dict(), fingerprint or current_fingerprint(settings), source,
+                     None if class_names is None else list(class_names))
     card.write(model_card_path(folder))
     return card
 
@@ -113,6 +118,17 @@ def read_model_card(folder: str | Path, settings_path: str | Path | None = None)
             f"leave out --settings: {MODEL_CARD_FILE} records the model's own settings")
     check_weights(folder, settings, card_path)
     return settings, card.encoder_fingerprint
+
+
+def model_class_names(folder: str | Path) -> list[str] | None:
+    """The class names (label order) the model card in ``folder`` records, or None (no card, or
+    unnamed classes).
+
+    Raises:
+        DataError: model.json is corrupt.
+    """
+    card_path = model_card_path(folder)
+    return ModelCard.read(card_path).class_names if card_path.is_file() else None
 
 
 #: model folders whose unchecked encoder settings were warned about (once each)
@@ -213,9 +229,10 @@ _INPUT_FIX = ("check the --input path: the documents to label, as *.jsonl or as 
 
 
 def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
-                       spacy_model: str | None = None) -> list[Document]:
+                       spacy_model: str | None = None, names: Sequence[str] | None = None) -> list[Document]:
     """New documents to predict: JSONL records (``sentences``, or ``text`` split with spaCy;
-    ``label`` optional) or plain text, one document a line, split with spaCy.
+    ``label`` optional: an index, or with ``names``, the model's class names, a name) or plain
+    text, one document a line, split with spaCy.
 
     ``path``: a file, or ``-`` for standard input. ``fmt``: ``"jsonl"``, ``"text"``, or
     ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else ``"text"``; standard input needs one
@@ -255,7 +272,7 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
             splitter = SentenceSplitter(spacy_model)
         if fmt == "jsonl":
             return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False,
-                              id_prefix=prefix, stream=stream, known_keys_only=True)
+                              id_prefix=prefix, stream=stream, known_keys_only=True, names=names)
         return read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
 
 
@@ -269,12 +286,16 @@ class Prediction:
     positions: list[int]  #: 0-based indices of the rationale sentences
     rationale: list[str]  #: the rationale sentences, in document order
     given_label: int | None = None  #: the input's label, where it gave one
+    class_names: list[str] | None = None  #: the model's class names, label order (None: unnamed)
 
     def to_json(self) -> dict:
-        out = {"id": self.id, "label": self.label, "probabilities": self.probabilities,
-               "positions": self.positions, "rationale": self.rationale}
+        """The output line: ``label`` (the class name where the classes have names, else the
+        index), ``label_index``, ``probabilities`` (label order), ``positions``, ``rationale``,
+        and ``given_label`` (named as ``label``) where the input gave one."""
+        out = {"id": self.id, "label": label_name(self.label, self.class_names), "label_index": self.label,
+               "probabilities": self.probabilities, "positions": self.positions, "rationale": self.rationale}
         if self.given_label is not None:
-            out["given_label"] = self.given_label
+            out["given_label"] = label_name(self.given_label, self.class_names)
         return out
 
 
@@ -322,7 +343,8 @@ def predict_documents(folder: str | Path, docs: Sequence[Document], where: str,
         raise DataError(model_path(folder), None, f"the model's class probabilities for document "
                         f"{docs[row].id!r} are not finite numbers (its weights overflow)", "retrain the model")
     probabilities = probabilities.numpy().round(6).tolist()
-    return [Prediction(doc.id, int(label), probs, positions, [doc.sentences[i] for i in positions], doc.label)
+    names = model_class_names(folder)
+    return [Prediction(doc.id, int(label), probs, positions, [doc.sentences[i] for i in positions], doc.label, names)
             for doc, label, probs, positions in zip(docs, out.predicted.tolist(), probabilities, out.positions)]
 
 
@@ -337,18 +359,20 @@ def predict_file(folder: str | Path, input_path: str | Path, fmt: str = "auto",
         ConfigError: see :func:`read_new_documents` and :func:`predict_documents`.
     """
     settings, _ = read_model_card(folder, settings_path)
-    docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model)
+    docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model, model_class_names(folder))
     where = STDIN if str(input_path) == "-" else str(input_path)
     return predict_documents(folder, docs, where, settings_path, device)
 
 
-def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | Path) -> Path:
+def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | Path,
+                 class_names: Sequence[str] | None = None) -> Path:
     """Copy the selector ``choice`` (a ``choice.json``) reports to ``out_dir``: the chosen
     candidate's model.pt (one saved before settings fingerprints gets them,
     :func:`icda.loading.copy_model`), or with an ensemble (``icda.final_selector: ensemble``) one
     file holding every member (:func:`icda.loading.save_ensemble`); and the chosen candidate's
     model.json, or one written from ``settings_path`` (the dataset's settings.json) for a
-    candidate trained before model cards were written. The card's ``source`` names the candidate.
+    candidate trained before model cards were written. The card's ``source`` names the candidate,
+    its ``class_names`` the dataset's class names (``class_names``, label order; None: unnamed).
 
     Returns:
         the candidate folder exported.
@@ -369,7 +393,7 @@ def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | P
             save_ensemble(chosen.reported_models, tmp, settings.encoder)
         else:
             copy_model(model_path(candidate), tmp, settings.encoder)
-    write_model_card(out_dir, settings, str(candidate), fingerprint)  # last: its presence means complete
+    write_model_card(out_dir, settings, str(candidate), fingerprint, class_names)  # last: its presence means complete
     log.info("exported %s -> %s", candidate, out_dir)
     return candidate
 

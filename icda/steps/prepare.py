@@ -84,7 +84,8 @@ def read_splits(name: str, spec: dict, data_dir: str | Path, notes: dict | None 
                                          counts=counts)
             else:
                 out[split] = read_jsonl(path, splitter=splitter, keywords=keywords, id_prefix=split,
-                                        require_label=split != "test", classes=classes, file_name_ids=True)
+                                        require_label=split != "test", classes=classes, file_name_ids=True,
+                                        names=spec["class_names"])
         except DataError as exc:
             if "outside the classes" not in exc.problem:
                 raise
@@ -136,6 +137,14 @@ def raw_inputs(name: str, spec: dict, data_dir: str | Path, responses: str | Pat
     return inputs
 
 
+def _lower_min_sentences(name: str, spec: dict) -> str:
+    """The fix "lower min_sentences, or " when that can work: min_sentences must stay above
+    model.k (at least 1), so at 2 or less it cannot be lowered (empty string)."""
+    ms = spec["min_sentences"]
+    return "" if ms <= 2 else (f"lower datasets.{name}.min_sentences (now {ms}; it must stay above "
+                              "model.k), or ")
+
+
 def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | Path,
                     responses: str | Path | None = None) -> dict:
     """Read, prepare and write one dataset: ``out_dir/{train,dev,test}.jsonl`` and ``stats.json``.
@@ -162,7 +171,9 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         normalising case and whitespace, and ``near``, near-duplicates; :mod:`icda.data.overlap`),
         removed before cleaning with ``drop_test_overlap`` (``dropped``: ``shared_with_test``); per
         train/dev split the texts it holds with more than
-        one label (``contradictory``: kept, once per label); ``warnings`` (also logged).
+        one label (``contradictory``: kept, once per label); ``warnings`` (also logged);
+        ``class_names``: the classes' names in label order (ERASER's, or the spec's
+        ``class_names``; null when the dataset names none).
 
     Raises:
         ConfigError: the spec is invalid, or ``out_dir`` is or holds a raw input file
@@ -233,15 +244,15 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
             else:
                 fix = (f"preparation dropped the documents of class(es) {missing} "
                        f"({', '.join(f'{k}: {v}' for k, v in dropped.get(split, {}).items() if k != 'read')}): "
-                       f"lower min_sentences (now {spec['min_sentences']}) or give more data")
+                       f"{_lower_min_sentences(name, spec)}give more data")
             raise DataError(where, None,
                             f"the {split} split has {sum(labels.values())} documents and "
                             f"{len(labels)} class(es) after preparation (need all {spec['classes']}: "
                             f"class(es) {missing} missing)", fix)
         more = {"synthetic": f"raise datasets.{name}.synthetic.n_{split}",
-                "llm": f"raise datasets.{name}.llm.per_label, or lower min_sentences (now {spec['min_sentences']})"}
+                "llm": f"{_lower_min_sentences(name, spec)}raise datasets.{name}.llm.per_label"}
         check_counterfactual_room(split, prepared[split], spec["classes"], where, more.get(
-            spec["source"], f"add documents to {where}, or lower min_sentences (now {spec['min_sentences']})"))
+            spec["source"], f"{_lower_min_sentences(name, spec)}add documents to {where}"))
     warnings = check_test_split(name, spec, prepared["test"], inputs["test"])
     overlap = {split: count_test_overlap(prepared[split], prepared["test"])
                for split in ("train", "dev")}
@@ -275,6 +286,8 @@ def prepare_dataset(name: str, spec: dict, data_dir: str | Path, out_dir: str | 
         stats["generation"] = generation
     if notes:  # ERASER files: their class names (label order) and the empty evidences skipped
         stats["eraser"] = notes
+    # the classes' names in label order (ERASER's, or the spec's class_names), null: unnamed
+    stats["class_names"] = (notes or {}).get("class_names") or spec["class_names"]
     write_json(stats, out_dir / STATS_FILE)
     return stats
 

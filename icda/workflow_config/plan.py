@@ -1,5 +1,6 @@
 """The runs of every dataset and what each trains: the seeds of a run, the candidates of an
-iteration, the COMP grid, and the last iteration allowed."""
+iteration, the COMP grid, and the last iteration allowed; whether the run builds the theory
+figures."""
 
 from __future__ import annotations
 
@@ -80,3 +81,25 @@ def comp_grid(config: dict, run: int | str) -> list[dict[str, float | int]]:
 def max_iters(config: dict, name: str) -> int:
     """The last ICDA iteration allowed for dataset ``name`` (``icda.max_iters``, overrides applied)."""
     return int(dataset_settings(config, name)["icda"]["max_iters"])
+
+
+def paper_datasets() -> list[str]:
+    """The paper's datasets: those of the default ``report.groups`` of the schema (the beer and
+    hotel aspects, connect, restaurant, and the synthetic data of its binary example).
+
+    Raises:
+        DataError: the schema is missing (the package runs outside its repository).
+    """
+    from icda.schema import section_defaults
+
+    return [ds for members in section_defaults("report")["groups"].values() for ds in members]
+
+
+def theory_wanted(config: dict, datasets: list[str]) -> bool:
+    """Whether the run builds the theory figures: ``theory.figures`` true or false, or with
+    ``auto`` (the default) when ``datasets`` (those the run runs) hold one of
+    :func:`paper_datasets`, so a run of only a user's own datasets builds none."""
+    figures = (config.get("theory") or {}).get("figures", "auto")
+    if figures in (True, False):
+        return figures
+    return bool(set(datasets) & set(paper_datasets()))

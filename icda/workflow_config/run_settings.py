@@ -9,7 +9,7 @@ from typing import Any
 
 from icda.data.dataset_spec import SPEC_DEFAULTS, validate_spec
 from icda.errors import ConfigError
-from icda.settings import Settings
+from icda.settings import Settings, k_fix
 
 SETTINGS_SECTIONS = ("encoder", "model", "train", "icda")
 
@@ -68,7 +68,7 @@ def check_settings(config: dict, datasets: list[str]) -> None:
                     f"{where}: model.k = {k} is not smaller than datasets.{name}.min_sentences = {shortest}: "
                     f"prepare keeps train/dev documents of {shortest} sentences, in which every sentence "
                     f"would be selected (each counterfactual would replace the whole document). Fix: "
-                    f"lower model.k below {shortest}, or raise datasets.{name}.min_sentences above {k}")
+                    + k_fix(k, shortest, f"datasets.{name}.min_sentences"))
 
 
 def finetune(config: dict, name: str) -> bool:

@@ -46,3 +46,21 @@ rule final_dataset:
         "python -m icda finalize --augmented {params.augmented} --choices {params.choices}"
         " --data-dir {params.data:q} --out {output.dataset:q} --model-out {params.model_out:q}"
         " --settings {input.settings:q} > {log:q} 2>&1"
+
+
+rule prune_models:
+    """keep_models: chosen: once every output of the dataset is written, remove the model.pt of
+    the candidates no choice.json reports (icda/steps/prune.py). The candidate folders are
+    directory() outputs dated by their .snakemake_timestamp: nothing is retrained afterwards."""
+    input:
+        unpack(get_prune_inputs),
+    output:
+        f"{DATASET}/pruned_models.json",
+    params:  # a function of the input: the input is only known once the runs' checkpoints are done
+        choices=lambda wc, input: " ".join(map(shlex.quote, input.get("choices", []))),
+    log:
+        "results/logs/{dataset}/prune_models.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda prune-models --choices {params.choices} --out {output:q} > {log:q} 2>&1"

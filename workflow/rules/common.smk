@@ -13,6 +13,8 @@ UNREACHABLE = availability.unreachable_downloads_once(config, workflow.is_main_p
 AVAILABLE, UNAVAILABLE = availability.availability(config, UNREACHABLE, DOWNLOADS)
 run_settings.check_settings(config, AVAILABLE)
 RUNS = plan.run_numbers(config)
+# the theory figures: for a run of one of the paper's datasets, or as theory.figures says
+THEORY = ["results/theory/summary.json"] if plan.theory_wanted(config, AVAILABLE) else []
 
 # Path patterns: every rule and input function builds its paths from these.
 DATASET = "results/{dataset}"
@@ -156,6 +158,31 @@ def get_eraser_scores(wildcards):
 def get_dataset_evaluations(wildcards):
     """Every iteration's eval.json of every run of one dataset (the rationale viewer's input)."""
     return [path for run in RUNS for path in iteration_files(wildcards.dataset, run, "eval.json")]
+
+
+def get_prune_inputs(wildcards):
+    """Rule prune_models: every choice.json of the dataset's runs (each iteration's and COMP's:
+    the candidates it lists, and the models it reports, which are kept), and every output of the
+    dataset that reads a candidate's model.pt (evaluations, ERASER scores, the exported
+    icda_model/) or that the report shows, so that the weights go only after their last reader."""
+    dataset = wildcards.dataset
+    comp = [f"{COMP}/{name}".format(dataset=dataset, run=run) for run in RUNS
+            for name in ("choice.json", "eval.json", "eraser_scores.json")]
+    eraser = [f"{ITER}/eraser_scores.json".format(dataset=dataset, run=run, k=k)
+              for run in RUNS for k in tabled_iterations(dataset, run)]
+    return {
+        "choices": [path for run in RUNS for path in iteration_files(dataset, run, "choice.json")]
+        + [f"{COMP}/choice.json".format(dataset=dataset, run=run) for run in RUNS],
+        "consumers": get_dataset_evaluations(wildcards) + comp + eraser + [
+            f"{DATASET}/{name}".format(dataset=dataset) for name in (
+                "icda_model/model.json", "eraser/icda_scores.json", "rationales.html", "icda_dataset.jsonl")]
+        + [f"{RUN}/summary.json".format(dataset=dataset, run=run) for run in RUNS],
+    }
+
+
+def prune_targets():
+    """The pruning records the workflow asks for: one per dataset with keep_models: chosen, none with all."""
+    return [] if config["keep_models"] == "all" else expand(f"{DATASET}/pruned_models.json", dataset=AVAILABLE)
 
 
 def get_final_iterations(wildcards):
