@@ -82,3 +82,14 @@ def test_a_config_without_the_dataset_to_work_on_is_refused_naming_the_command(t
     config.write_text("data_dir: data\ndatasets: {toy: {source: synthetic}}\n", encoding="utf-8")
     assert main(["prepare", "--config", str(config), "--out-dir", str(tmp_path / "out")]) == 2
     assert "--config needs --dataset NAME. Fix: name the dataset to prepare" in capsys.readouterr().err
+
+
+def test_a_small_training_split_is_warned_with_the_measured_size(tmp_path, caplog):
+    from icda.steps.prepare import SMALL_TRAIN, small_data_warning
+
+    toy_files(tmp_path / "data")
+    with caplog.at_level(logging.WARNING):
+        stats = prepare_dataset("toy", TOY, tmp_path / "data", tmp_path / "out")
+    assert stats["small_data"].startswith("toy: 20 training documents, fewer than 300")
+    assert "8 of 11 runs" in caplog.text and "verdict" in caplog.text
+    assert small_data_warning("toy", SMALL_TRAIN) is None

@@ -172,3 +172,24 @@ def test_the_sentence_judge_trusts_the_sentence_that_sets_the_label_most():
     assert food_confidence > parking_confidence + 0.1
     with pytest.raises(ValueError, match="two classes"):
         fit_sentence_judge(np.array(table), ids, [0] * n, 2)
+
+
+def test_pool_flip_keeps_first_the_documents_whose_counterfactuals_flip():
+    labels, p1 = np.array([0, 0, 0, 1, 1, 1]), np.array([0.1, 0.2, 0.3, 0.9, 0.8, 0.7])
+    plan, _ = build_plan(labels, p1, [[0]] * 6, 0.34, "class")
+    assert plan.kept == [0, 3] and plan.pools == {0: [(0, 0), (1, 0)], 1: [(3, 0), (4, 0)]}  # by confidence
+    # the most confident document of each class does not flip: it goes last; NaN (not judged) counts as not flipping
+    plan, _ = build_plan(labels, p1, [[0]] * 6, 0.34, "class", flips=[0.0, 0.9, np.nan, 0.2, 0.6, 0.7])
+    assert plan.kept == [1, 4] and plan.pools == {0: [(1, 0), (0, 0)], 1: [(4, 0), (5, 0)]}
+
+
+def test_document_flips_are_per_document_and_nan_where_not_judged():
+    from icda.label_flip import document_flips
+
+    scores = np.log(np.array([[0.05, 0.95], [0.95, 0.05], [0.3, 0.7], [0.7, 0.3], [0.5, 0.5]]))
+    docs = [[0, 2, 4], [1, 3, 4], [0, 3, 4], [1, 2, 4]]
+    labels = [1, 0, 1, 0]
+    flips = document_flips(scores, docs, labels, [[0], [1], [0], [0]], [1, 0, 1, 1])
+    assert np.isnan(flips[3])  # classified wrong
+    assert flips.shape == (4,) and np.all((flips[:3] >= 0) & (flips[:3] <= 1))
+    assert flips[1] == 0.0  # parking swapped out of doc 1: its food sentence still says class 0
