@@ -25,7 +25,6 @@ from icda.model_selection import majority_vote
 from icda.errors import ConfigError
 from icda.records import Choice, Pools, SplitPools
 from icda.steps import command_doc
-from icda.steps.train import sentence_judge
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +66,11 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
     predictions = chosen.predictions(sizes)
     fresh = chosen.fresh_predictions(sizes) if pool_source == "vote" or pool_confidence == "mean" else []
     splits = {}
-    judge = None if judged is None else sentence_judge(judged, force=True)
+    judge = None
+    if judged is not None:
+        from icda.steps.train import sentence_judge  # torch: only under icda.pool_flip
+
+        judge = sentence_judge(judged, force=True)
     for split, docs in documents.items():
         predicted = getattr(predictions, split)
         positions = predicted.positions
