@@ -157,7 +157,8 @@ def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | N
             number = int(run.name.removeprefix("run"))
             rows.append({"dataset": run.parent.name, "path": path, "seeds": sets[number - 1], "run": number,
                          "curve": curve, "icda_iteration": k, "why": why,
-                         "MMI": curve[0], "CDA": curve[min(1, len(curve) - 1)], "ICDA": curve[k], "dir": str(run)})
+                         "MMI": curve[0], "CDA": curve[min(1, len(curve) - 1)], "ICDA": curve[k], "dir": str(run),
+                         "verdict": last.get("verdict") if final_choice is None else None})
     return rows
 
 
@@ -213,10 +214,12 @@ def table(rows: list[dict]) -> str:
 
 
 def curves_table(rows: list[dict], split: str = "test") -> str:
-    lines = [f"| dataset | path | seeds | {split} precision per iteration (ICDA in bold) | why |", "|---|---|---|---|---|"]
+    lines = [f"| dataset | path | seeds | {split} precision per iteration (ICDA in bold) | verdict | why |",
+             "|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["dataset"], r["seeds"])):
         cells = [f"**{v:.1f}**" if i == r["icda_iteration"] else f"{v:.1f}" for i, v in enumerate(r["curve"])]
-        lines.append(f"| {r['dataset']} | {r['path']} | {r['seeds'][0]}–{r['seeds'][-1]} | {' → '.join(cells)} | {r['why']} |")
+        lines.append(f"| {r['dataset']} | {r['path']} | {r['seeds'][0]}–{r['seeds'][-1]} | {' → '.join(cells)} | "
+                     f"{r.get('verdict') or '–'} | {r['why']} |")
     return "\n".join(lines)
 
 
@@ -267,10 +270,11 @@ def write_csv(rows: list[dict], out: Path) -> None:
     """``out/runs.csv``, atomically (icda.io.atomic_path)."""
     with atomic_path(out / "runs.csv") as tmp, open(tmp, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["dataset", "path", "seeds", "MMI", "CDA", "ICDA", "icda_iteration", "curve", "why"])
+        w.writerow(["dataset", "path", "seeds", "MMI", "CDA", "ICDA", "icda_iteration", "curve", "why", "verdict"])
         for r in rows:
             w.writerow([r["dataset"], r["path"], " ".join(map(str, r["seeds"])), f"{r['MMI']:.2f}", f"{r['CDA']:.2f}",
-                        f"{r['ICDA']:.2f}", r["icda_iteration"], " ".join(f"{v:.2f}" for v in r["curve"]), r["why"]])
+                        f"{r['ICDA']:.2f}", r["icda_iteration"], " ".join(f"{v:.2f}" for v in r["curve"]), r["why"],
+                        r.get("verdict") or ""])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -322,7 +322,16 @@ def summary_rows(runs: pd.DataFrame, label: str) -> list[str]:
             f"{low['ICDA']:.1f} (seeds {_seeds(low['seeds'])})",
             f"{worst['ICDA'] - worst['MMI']:+.1f} (seeds {_seeds(worst['seeds'])})",
             f"{int((runs['ICDA'] < runs['MMI']).sum())}/{len(runs)}", f"{int((runs['ICDA'] < runs['CDA']).sum())}/{len(runs)}",
-            f"{sum(_below_best(r) for _, r in runs.iterrows())}/{len(runs)}"]
+            f"{sum(_below_best(r) for _, r in runs.iterrows())}/{len(runs)}", _verdicts(runs)]
+
+
+def _verdicts(runs: pd.DataFrame) -> str:
+    """How many runs got each verdict (helped, did not apply, wrong way: docs/judging-a-run.md), from
+    the ``verdict`` column runs.csv has since the verdict exists; "–" for runs without one."""
+    if "verdict" not in runs.columns:
+        return "–"
+    counts = runs["verdict"].dropna().astype(str).value_counts()
+    return ", ".join(f"{_md(v)} {n}" for v, n in sorted(counts.items())) or "–"
 
 
 def _below_best(run: pd.Series) -> bool:
@@ -333,7 +342,7 @@ def _below_best(run: pd.Series) -> bool:
 
 
 SUMMARY = ["dataset", "runs", "kernel path", "MMI", "CDA", "ICDA", "lowest ICDA", "smallest gain: ICDA − MMI",
-           "ICDA < MMI", "ICDA < CDA", "ICDA > 3 below its best iteration"]
+           "ICDA < MMI", "ICDA < CDA", "ICDA > 3 below its best iteration", "verdicts"]
 
 
 def robustness_block(runs: list[pd.DataFrame], provenance: dict) -> str:
@@ -369,7 +378,7 @@ def hotel_block(runs: list[pd.DataFrame], provenance: dict) -> str:
         if paper:
             rows.append([f"{_md(dataset)}, the paper (fine-tuned BERT)", "3", "GPU"]
                         + [f"{m:.1f} ± {s:.1f}" for m, s in (paper["MMI"], paper["CDA"])]
-                        + [f"{paper['ICDA'][0]:.1f} ± {paper['ICDA'][1]:.1f}", "–", "–", "–", "–", "–"])
+                        + [f"{paper['ICDA'][0]:.1f} ± {paper['ICDA'][1]:.1f}", "–", "–", "–", "–", "–", "–"])
     return _runs_table(rows, df, provenance)
 
 
