@@ -67,6 +67,7 @@ from icda.loading import Workspace, load_settings, open_workspace  # noqa: E402
 from icda.model_selection import ensemble_window, majority_vote  # noqa: E402
 from icda.records import Choice  # noqa: E402
 from icda.train import predict, trim  # noqa: E402
+from icda.guard import add_input, add_output, parse_arguments  # noqa: E402
 
 SELECTORS = ("chosen", "vote", "mean_scores", "mean_scores_fresh", "candidates", "mean_scores_last3", "ensemble")
 #: the selectors ``icda.final_selector`` offers, replayed at every iteration (their curves)
@@ -254,14 +255,19 @@ def summary(table: dict[str, list[dict[str, float]]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="+", type=Path, help="robustness.py folders or workflow results/")
+    add_input(parser, "results", kind="tree", nargs="+", help="robustness.py folders or workflow results/")
     parser.add_argument("--split", choices=["dev", "test"], default="dev", help="the split scored (default dev)")
-    parser.add_argument("--runs-csv", type=Path, metavar="DIR",
+    add_output(parser, "--runs-csv", kind="folder", metavar="DIR",
                         help="also write DIR/runs.csv in benchmarks/robustness.py's format, every run as the "
                              "ensemble reports it (MMI: its chosen candidate; CDA, ICDA, curve: the ensemble)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(build_parser(), argv)
     try:
         if args.runs_csv:
             for root in args.results:  # neither inside a results folder nor a folder holding one (robustness.py's)

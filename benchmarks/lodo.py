@@ -46,6 +46,7 @@ import robustness  # noqa: E402
 from loop_diagnostics import run_rows  # noqa: E402
 
 from icda.model_selection import Signals, final_iteration  # noqa: E402
+from icda.guard import add_input, parse_arguments  # noqa: E402
 
 FINAL_RULES = ("last", "agreement", "delta_a", "original_dev_loss", "original_dev_accuracy", "rationale_probe",
                "agreement_guard")
@@ -179,12 +180,18 @@ def lodo(table: dict[str, dict[str, list[float]]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="+", type=Path, help="Snakemake results/ folders of finished runs")
+    add_input(parser, "results", kind="tree", nargs="+", help="Snakemake results/ folders of finished runs")
     parser.add_argument("--final-choice-only", action="store_true",
                         help="replay the final choice (and the other loop rules) but not final_selector and max_iters")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parse_arguments(parser, argv)
     runs = runs_of(args.results)
     if not runs:
         parser.error(f"no finished run under {', '.join(map(str, args.results))}")

@@ -32,6 +32,7 @@ synthetic: the aspect sentence); datasets without it show "-".
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import statistics
@@ -43,6 +44,7 @@ import numpy as np
 
 from icda.counterfactual import build_plan
 from icda.embed import EmbeddingCache
+from icda.guard import add_input, parse_arguments
 from icda.metrics import rationale_metrics
 from icda.model_selection import agreement, majority_vote
 from icda.rationale_probe import probe_accuracy, rationale_vectors
@@ -208,9 +210,17 @@ def diagnostics_table(runs: list[Path]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
-    import argparse
-
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("runs", nargs="+", type=Path, help="run folders (<results>/<dataset>/run<N>)")
-    print(diagnostics_table(parser.parse_args().runs))
+    add_input(parser, "runs", kind="tree", nargs="+", help="run folders (<results>/<dataset>/run<N>)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
+    print(diagnostics_table(args.runs))
+
+
+if __name__ == "__main__":
+    main()

@@ -54,6 +54,7 @@ from icda.model_selection import Signals, final_iteration
 from icda.layout import CHOICE_FILE, EVAL_FILE, iteration_dir, predictions_path
 from icda.settings import FINAL_CHOICES, Settings
 from icda.steps.evaluate import evaluate_predictions
+from icda.guard import add_input, add_output, parse_arguments
 
 REPO = Path(__file__).resolve().parents[1]
 # The two kernel paths: the fixed one (the default) and this machine's native one.
@@ -273,10 +274,11 @@ def write_csv(rows: list[dict], out: Path) -> None:
                         f"{r['ICDA']:.2f}", r["icda_iteration"], " ".join(f"{v:.2f}" for v in r["curve"]), r["why"]])
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, type=Path, help="working folder (kept; rerun to resume)")
-    parser.add_argument("--configfile", action="append", default=[], help="config files after config/config.yaml")
+    add_output(parser, "--out", kind="folder", required=True, help="working folder (kept; rerun to resume)")
+    add_input(parser, "--configfile", action="append", default=[], help="config files after config/config.yaml")
     parser.add_argument("--sets", type=int, default=10, help="seed sets (runs) per dataset, half per kernel path")
     parser.add_argument("--datasets", nargs="+", default=["restaurant", "connect", "synthetic_small"])
     parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
@@ -293,7 +295,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="replay this max_iters (at most the runs' own): a run ends at this iteration at the latest")
     parser.add_argument("--split", choices=["test", "dev"], default="test",
                         help="the split whose precision is reported (dev: where design choices are read)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(build_parser(), argv)
     if not args.report_only:
         args.out.mkdir(parents=True, exist_ok=True)
         for path, sets in plan(args.sets, args.first_seed).items():

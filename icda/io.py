@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from icda.errors import ConfigError, DataError
+from icda.guard import check_write
 
 T = TypeVar("T")
 
@@ -26,7 +27,10 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         OSError: the file cannot be written (a full disk, a file-size limit, a read-only file
             system, ...); one raised without a file name, by a write to the temporary file, gets
             ``path`` as its ``filename``, so that the command line can name the file.
+        ConfigError: ``path`` is one of the running command's inputs or lies in an input folder
+            (the output guard, :func:`icda.guard.check_write`).
     """
+    check_write(path)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -86,6 +90,7 @@ def open_output(path: str | Path) -> Iterator[IO[str]]:
         return
     path = Path(path)
     if _streamed(path):
+        check_write(path)
         with open(path, "a", encoding="utf-8") as fh:
             yield fh
         return

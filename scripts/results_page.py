@@ -58,6 +58,7 @@ from icda.io import atomic_write, check_output_dir, same_file  # noqa: E402
 from icda.report.paper import CAPTION as PAPER_CAPTION, PAPER_PRECISION, paper_table  # noqa: E402
 from icda.report.tables import (ERASER_COLUMNS, METHODS, METRICS, _best, display_name,  # noqa: E402
                                 eraser_cell)
+from icda.guard import add_input, add_output, parse_arguments  # noqa: E402
 
 INPUTS = REPO / "docs" / "results_inputs"
 PAGE = REPO / "docs" / "results.md"
@@ -603,20 +604,25 @@ def _comment_lines(text: str) -> int:
     return n
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--offline", type=Path, help="a results/tables folder (default: docs/results_inputs/offline)")
-    parser.add_argument("--robustness", type=Path, nargs="*",
+    add_input(parser, "--offline", kind="tree", help="a results/tables folder (default: docs/results_inputs/offline)")
+    add_input(parser, "--robustness", kind="tree", nargs="*",
                         help="benchmarks/robustness.py --out folders, each with its runs.csv "
                              "(default: the folders under docs/results_inputs/robustness)")
-    parser.add_argument("--provenance", type=Path, default=INPUTS / "provenance.yaml")
-    parser.add_argument("--page", type=Path, default=PAGE)
+    add_output(parser, "--provenance", reads_when=lambda a: not a.collect, default=INPUTS / "provenance.yaml")
+    add_output(parser, "--page", reads_when=lambda a: a.check, default=PAGE)
     parser.add_argument("--collect", action="store_true",
                         help="copy --offline and --robustness into docs/results_inputs/ first, then "
                              "generate from the copies")
-    parser.add_argument("--into", type=Path, default=INPUTS, help="where --collect copies to")
+    add_output(parser, "--into", kind="folder", when=lambda a: a.collect, default=INPUTS, help="where --collect copies to")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the page would change")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(build_parser(), argv)
     try:
         if args.collect:
             collect(args.offline, args.robustness or [], args.into, args.provenance)

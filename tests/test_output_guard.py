@@ -110,23 +110,23 @@ def test_training_records_the_rationale_probe_and_select_carries_it(run):
 def test_embed_into_the_prepared_data_folder_is_refused(run, capsys):
     err = _refused(["embed", "--data-dir", str(run / "data"), "--out", str(run / "data/test.jsonl"),
                     "--settings", str(run / "settings.json")], capsys, run / "data")
-    assert "lies inside the prepared data folder" in err
+    assert "lies inside the input folder --data-dir" in err
 
 
 def test_evaluate_and_select_refuse_their_own_inputs(run, capsys):
     predictions = run / "candidates/seed1/predictions.json"
     err = _refused(["evaluate", "--settings", str(run / "settings.json"), "--data-dir", str(run / "data"),
                     "--predictions", str(predictions), "--out", str(predictions)], capsys, run / "candidates")
-    assert "is the predictions" in err
+    assert "is the input --predictions" in err
     _refused(["select", "--iteration", "0", "--candidates", str(run / "candidates/seed1"), "--data-dir",
               str(run / "data"), "--out", str(run / "candidates/seed1/history.json")], capsys, run / "candidates")
 
 
 @pytest.mark.parametrize("option, target, problem", [
-    ("--out", "data/dev.jsonl", "lies inside the prepared data folder"),
-    ("--out", "choice.json", "is the choice"),
-    ("--model-out", "data", "holds the augmented file"),
-    ("--model-out", ".", "holds the augmented file"),
+    ("--out", "data/dev.jsonl", "lies inside the input folder --data-dir"),
+    ("--out", "choice.json", "is the input --choices"),
+    ("--model-out", "data", "is or holds the input --augmented"),
+    ("--model-out", ".", "is or holds the input --augmented"),
     ("--model-out", "candidates/seed2", "is, holds or lies inside the candidate folder"),
     ("--model-out", "candidates/seed1", "is, holds or lies inside the candidate folder"),
 ])

@@ -272,7 +272,7 @@ def test_output_that_is_the_input_file_is_refused_and_the_input_kept(trained, tm
     assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new),
                  "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"--out {out}" in err and "is the input file" in err and "Fix: write the predictions to another file" in err
+    assert f"--out {out}" in err and f"is the input --input {new}" in err and "Fix: give --out a path outside" in err
     assert new.read_text() == before
 
 
@@ -283,8 +283,8 @@ def test_output_inside_the_model_folder_is_refused_and_the_model_kept(trained, t
     new = _one_document(tmp_path / "new.jsonl")
     assert main(["predict", "--model", str(model), "--input", str(new), "--out", str(model / name)]) == 2
     err = capsys.readouterr().err
-    assert f"--out {model / name}" in err and f"inside the model folder {model}" in err
-    assert "Fix: write the predictions outside it" in err
+    assert f"--out {model / name}" in err and f"lies inside the input folder --model {model}" in err
+    assert "Fix: give --out a path outside every input" in err
     assert {p.name: p.read_bytes() for p in model.iterdir()} == before
 
 

@@ -32,6 +32,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from icda.guard import add_input
+
+
 
 def command_doc(doc: str, paragraphs: int = 1) -> str:
     """The first ``paragraphs`` paragraphs of a command module's docstring: its ``--help``
@@ -42,10 +45,10 @@ def command_doc(doc: str, paragraphs: int = 1) -> str:
 def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of the commands that load a dataset's workspace (``train``, ``evaluate``:
     :func:`icda.loading.open_workspace`)."""
-    parser.add_argument("--settings", type=Path, required=True,
+    add_input(parser, "--settings", required=True,
                         help="settings.json with encoder/model/train/icda/device sections")
-    parser.add_argument("--data-dir", type=Path, required=True,
+    add_input(parser, "--data-dir", kind="folder", required=True,
                         help="prepared dataset folder holding train/dev/test.jsonl")
-    parser.add_argument("--embeddings", type=Path,
+    add_input(parser, "--embeddings",
                         help="embedding cache from `python -m icda embed` (frozen mode)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from icda.counterfactual import augmented_documents
 from icda.data.document import read_split
+from icda.guard import add_input, add_output
 from icda.io import write_jsonl
 from icda.layout import split_path
 from icda.records import Pools
@@ -56,10 +57,10 @@ def write_augmented(pools: str | Path, data_dir: str | Path, seed: int, max_sent
 def register(sub) -> None:
     p = sub.add_parser("augment", help="materialise the augmented dataset (originals + counterfactuals)",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--pools", type=Path, required=True, help="pools.json of this iteration")
-    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json")
-    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset folder")
-    p.add_argument("--out-dir", type=Path, required=True, help="writes train.jsonl and dev.jsonl")
+    add_input(p, "--pools", required=True, help="pools.json of this iteration")
+    add_input(p, "--settings", required=True, help="the dataset's settings.json")
+    add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset folder")
+    add_output(p, "--out-dir", kind="folder", required=True, help="writes train.jsonl and dev.jsonl")
     p.set_defaults(func=run)
 
 

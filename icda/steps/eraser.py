@@ -67,6 +67,7 @@ from icda.data.eraser_files import (RESULTS_FIX, check_annotation_spans, check_a
                                     check_result_spans, check_results, read_document, read_json_lines)
 from icda.eraser_metrics import AOPC_THRESHOLDS, IOU_THRESHOLDS, score_results
 from icda.errors import DataError
+from icda.guard import add_input, add_output
 from icda.io import atomic_write, check_output, write_jsonl
 from icda.layout import STATS_FILE, model_path, split_path
 from icda.records import Choice, EraserScores
@@ -469,23 +470,28 @@ def score_eraser(out_dir: str | Path, predictions: str | Path, split: str = "tes
 # --------------------------------------------------------------------------- the command
 
 
+def _score_only(args: argparse.Namespace) -> bool:
+    """With ``--score-only`` the command reads ``--out-dir`` and ``--predictions`` (the output guard)."""
+    return bool(args.score_only)
+
+
 def register(sub) -> None:
     p = sub.add_parser("export-eraser", help="ERASER-format export of a split and a selector's rationales, "
                        "with ERASER's metrics", description=command_doc(__doc__, 2))
-    p.add_argument("--data-dir", type=Path, help="prepared dataset folder holding train/dev/test.jsonl")
-    p.add_argument("--out-dir", type=Path, required=True, help="the ERASER data directory to write (or read, "
+    add_input(p, "--data-dir", kind="folder", help="prepared dataset folder holding train/dev/test.jsonl")
+    add_output(p, "--out-dir", kind="folder", reads_when=_score_only, required=True, help="the ERASER data directory to write (or read, "
                    "with --score-only)")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--model", type=Path, help="a model folder (model.pt and model.json): a candidate folder "
+    add_input(src, "--model", kind="folder", help="a model folder (model.pt and model.json): a candidate folder "
                      "or results/<dataset>/icda_model")
-    src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select` (its chosen candidate)")
-    p.add_argument("--settings", type=Path,
+    add_input(src, "--choice", help="a choice.json of `python -m icda select` (its chosen candidate)")
+    add_input(p, "--settings",
                    help="a settings.json, only for a model folder without model.json (trained before it was written)")
-    p.add_argument("--embeddings", type=Path, help="embedding cache from `python -m icda embed` (frozen mode)")
-    p.add_argument("--predictions", type=Path, help="the predictions JSONL (written with --model/--choice, "
+    add_input(p, "--embeddings", help="embedding cache from `python -m icda embed` (frozen mode)")
+    add_output(p, "--predictions", reads_when=_score_only, help="the predictions JSONL (written with --model/--choice, "
                    "read with --score-only)")
-    p.add_argument("--scores", type=Path, help="JSON of ERASER's metrics on the predictions")
+    add_output(p, "--scores", help="JSON of ERASER's metrics on the predictions")
     p.add_argument("--aopc-thresholds", type=float, nargs="+", default=None,
                    help="AOPC bins, fractions of a document's tokens (default: ERASER's 0.01 0.05 0.1 0.2 0.5)")
     p.add_argument("--score-only", action="store_true", help="score --predictions against --out-dir; write nothing "

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from icda.data.document import read_split
+from icda.guard import add_input, add_output
 from icda.io import atomic_path, check_output, check_output_dir
 from icda.model_selection import cross_entropy
 from icda.records import Choice
@@ -92,14 +93,14 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
 def register(sub) -> None:
     p = sub.add_parser("finalize", help="pick the final augmented dataset among the runs",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--augmented", type=Path, nargs="+", required=True,
+    add_input(p, "--augmented", nargs="+", required=True,
                    help="each run's ICDA iteration's augmented/train.jsonl")
-    p.add_argument("--choices", type=Path, nargs="+", required=True,
+    add_input(p, "--choices", nargs="+", required=True,
                    help="each run's ICDA iteration's choice.json, in the order of --augmented")
-    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (original dev labels)")
-    p.add_argument("--out", type=Path, required=True, help="icda_dataset.jsonl")
-    p.add_argument("--model-out", type=Path, help="folder to export the chosen run's ICDA selector to (icda_model)")
-    p.add_argument("--settings", type=Path,
+    add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset (original dev labels)")
+    add_output(p, "--out", required=True, help="icda_dataset.jsonl")
+    add_output(p, "--model-out", kind="folder", help="folder to export the chosen run's ICDA selector to (icda_model)")
+    add_input(p, "--settings",
                    help="the dataset's settings.json (recorded with an exported candidate that has no model.json)")
     p.set_defaults(func=run)
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from icda.counterfactual import build_plan
 from icda.data.document import read_split
+from icda.guard import add_input, add_output
 from icda.model_selection import majority_vote
 from icda.records import Choice, Pools, SplitPools
 from icda.steps import command_doc
@@ -80,10 +81,10 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
 def register(sub) -> None:
     p = sub.add_parser("pools", help="kept originals and counterfactual rationale pools (train and dev)",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
-    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json")
-    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset folder")
-    p.add_argument("--out", type=Path, required=True, help="pools.json")
+    add_input(p, "--choice", required=True, help="choice.json of this iteration")
+    add_input(p, "--settings", required=True, help="the dataset's settings.json")
+    add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset folder")
+    add_output(p, "--out", required=True, help="pools.json")
     p.set_defaults(func=run)
 
 

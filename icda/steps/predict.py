@@ -36,6 +36,7 @@ from typing import Sequence
 from icda.data.document import Document
 from icda.data.readers import read_jsonl, read_text_lines
 from icda.errors import ConfigError, DataError
+from icda.guard import add_input, add_output
 from icda.io import atomic_path
 from icda.io import check_output as guard
 from icda.layout import MODEL_CARD_FILE, MODEL_FILE, model_card_path, model_path
@@ -380,16 +381,16 @@ def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | P
 def register(sub) -> None:
     p = sub.add_parser("predict", help="label new documents and pick their rationale sentences",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--model", type=Path, required=True,
+    add_input(p, "--model", kind="folder", required=True,
                    help="a model folder (model.pt and model.json): a candidate folder or results/<dataset>/icda_model")
-    p.add_argument("--input", type=Path, required=True,
+    add_input(p, "--input", required=True,
                    help="the documents: *.jsonl, or text (one a line); - reads standard input (with --format)")
-    p.add_argument("--out", type=Path,
+    add_output(p, "--out",
                    help="the predictions JSONL (default or -: standard output); a FIFO or device is written "
                         "through, a symlink's target replaced, a regular file replaced atomically")
     p.add_argument("--format", choices=INPUT_FORMATS, default="auto",
                    help="input format (default: jsonl for *.jsonl, else text)")
-    p.add_argument("--settings", type=Path,
+    add_input(p, "--settings",
                    help="a settings.json, only for a model folder without model.json (trained before it was written)")
     p.add_argument("--spacy-model", help="spaCy pipeline for sentence splitting (default: the rule-based sentencizer)")
     p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")

@@ -34,6 +34,7 @@ from icda.data.synthetic import generate_synthetic
 from icda.errors import DataError
 from icda.data.llm_spec import parse_llm, responses_path
 from icda.generate.postprocess import llm_splits
+from icda.guard import add_input, add_output
 from icda.io import check_output_dir, write_json
 from icda.layout import STATS_FILE, split_path
 
@@ -427,12 +428,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "it) or from --config and --dataset (a YAML config with data_dir and datasets)."
         ),
     )
-    p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
-    p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
+    add_input(p, "--spec", help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
+    add_input(p, "--config", help="YAML config with data_dir and datasets (instead of --spec)")
     p.add_argument("--dataset", help="dataset name under `datasets` in --config")
-    p.add_argument("--responses", type=Path,
+    add_input(p, "--responses",
                    help="source: llm only: the responses file (default where `generate` writes it)")
-    p.add_argument("--out-dir", type=Path, required=True,
+    add_output(p, "--out-dir", kind="folder", required=True,
                    help="folder for train/dev/test.jsonl and stats.json")
     p.set_defaults(func=run)
 
