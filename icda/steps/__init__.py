@@ -22,6 +22,12 @@ does, its options and what it reads and writes. :mod:`icda.cli` only lists the m
 * :mod:`icda.steps.theory` — ``theory``: the binary-variable theory's numbers and figures
   (:mod:`icda.theory`, :mod:`icda.report.theory_figures`).
 
+**Every path argument is declared an input or an output** (:func:`icda.guard.add_input`,
+:func:`icda.guard.add_output`, never a bare ``add_argument(..., type=Path)``): ``python -m icda``
+refuses, before the command runs, an output that reaches an input (:mod:`icda.guard`,
+docs/architecture.md "No output reaches an input"); tests/test_output_guard_parser.py fails on an
+undeclared one and tries every (output, input) pair of every command.
+
 The other commands live in the module of their step function: ``generate`` :mod:`icda.generate.run`,
 ``sweep`` :mod:`icda.sweep`, ``config-reference`` :mod:`icda.config_reference`. Where the files
 lie: :mod:`icda.layout`.
