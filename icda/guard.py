@@ -140,11 +140,11 @@ def _values(value: Any) -> list[Path]:
             if v is not None and str(v) not in STD_NAMES and str(v) != ""]
 
 
-def declared_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Declared]:
+def declared_paths(parser: argparse.ArgumentParser, args: argparse.Namespace, derived: bool = True) -> list[Declared]:
     """Every declared path of the parsed ``args``: the arguments declared with :func:`add_input`
-    and :func:`add_output` of the parsers ``args`` went through, and the inputs the command
-    derives (:func:`declared_inputs`)."""
-    return _declared(parser, args) + _derived(parser, args)
+    and :func:`add_output` of the parsers ``args`` went through, and (``derived``) the inputs the
+    command derives from them (:func:`declared_inputs`, which may read an input)."""
+    return _declared(parser, args) + (_derived(parser, args) if derived else [])
 
 
 def _declared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Declared]:

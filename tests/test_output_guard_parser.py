@@ -242,7 +242,7 @@ def test_an_output_pointed_at_an_input_stops_with_one_line(program, kind, out_de
                                                           if inp.icda_kind == FILE else str(tmp_path / f"in_{inp.dest}"),
                                                           tmp_path) + extra):
             args = parser.parse_args(argv[len(words):])
-            roles = {(d.option, d.role) for d in declared_paths(parser, args)}
+            roles = {(d.option, d.role) for d in declared_paths(parser, args, derived=False)}
             if {(_flag(out) or out.dest, OUTPUT), (_flag(inp) or inp.dest, INPUT)} <= roles:
                 break
         else:

@@ -67,7 +67,7 @@ from icda.data.eraser_files import (RESULTS_FIX, check_annotation_spans, check_a
                                     check_result_spans, check_results, read_document, read_json_lines)
 from icda.eraser_metrics import AOPC_THRESHOLDS, IOU_THRESHOLDS, score_results
 from icda.errors import DataError
-from icda.guard import add_input, add_output
+from icda.guard import add_input, add_output, declared_inputs
 from icda.io import atomic_write, check_output, write_jsonl
 from icda.layout import STATS_FILE, model_path, split_path
 from icda.records import Choice, EraserScores
@@ -470,6 +470,49 @@ def score_eraser(out_dir: str | Path, predictions: str | Path, split: str = "tes
 # --------------------------------------------------------------------------- the command
 
 
+def raw_inputs_of(data_dir: str | Path) -> dict[str, Any]:
+    """The raw files a prepared data folder was made from, as its ``stats.json`` records them
+    (``inputs``: {split: path}), with the ``docs/`` folder beside an ERASER split's annotations
+    and the folder holding them: {what: path or (path, "folder")} for the output guard
+    (:func:`icda.guard.declared_inputs`). Nothing for a folder without ``stats.json``, or splits
+    that were generated or carved out of train.
+
+    Raises:
+        DataError: ``stats.json`` is not a prepared folder's statistics.
+    """
+    stats = Path(data_dir) / STATS_FILE
+    if not stats.is_file():
+        return {}
+    try:
+        recorded = json.loads(stats.read_text(encoding="utf-8")).get("inputs") or {}
+        items = list(recorded.items())
+    except (ValueError, AttributeError):
+        raise DataError(stats, None, "not a prepared data folder's statistics", "rerun `python -m icda prepare`") from None
+    out: dict[str, Any] = {}
+    for split, raw in items:
+        if not isinstance(raw, str) or not Path(raw).is_file():
+            continue
+        out[f"the raw {split} file {STATS_FILE} records"] = Path(raw)
+        if (Path(raw).parent / "docs").is_dir():  # an ERASER split: its folder holds docs/ beside it
+            out[f"the raw {split} split's ERASER folder"] = (Path(raw).parent, "folder")
+    return out
+
+
+def _derived_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``export-eraser`` reads beyond its arguments: the raw files of ``--data-dir`` (its
+    stats.json), the model folder ``--choice`` names and, with ``--score-only``, the annotations
+    and documents of ``--out-dir``."""
+    out: dict[str, Any] = {}
+    if args.data_dir is not None:
+        out |= raw_inputs_of(args.data_dir)
+    if args.choice is not None:
+        out["the model folder --choice names"] = (Choice.read(args.choice).candidate_path, "folder")
+    if args.score_only:
+        out["the ERASER annotations"] = Path(args.out_dir) / f"{ERASER_SPLITS[args.split]}.jsonl"
+        out["the ERASER documents"] = (Path(args.out_dir) / "docs", "folder")
+    return out
+
+
 def _score_only(args: argparse.Namespace) -> bool:
     """With ``--score-only`` the command reads ``--out-dir`` and ``--predictions`` (the output guard)."""
     return bool(args.score_only)
@@ -504,6 +547,7 @@ def register(sub) -> None:
     p.add_argument("--run", type=int, help="run recorded in --scores")
     p.add_argument("--iteration", type=int, help="ICDA iteration recorded in --scores (left out: COMP or none)")
     p.set_defaults(func=run, parser=p)
+    declared_inputs(p, _derived_inputs)
 
 
 def check_outputs(args: argparse.Namespace) -> None:

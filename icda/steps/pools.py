@@ -20,7 +20,7 @@ import numpy as np
 
 from icda.counterfactual import build_plan
 from icda.data.document import read_split
-from icda.guard import add_input, add_output
+from icda.guard import add_input, add_output, declared_inputs
 from icda.model_selection import majority_vote
 from icda.records import Choice, Pools, SplitPools
 from icda.steps import command_doc
@@ -86,6 +86,8 @@ def register(sub) -> None:
     add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset folder")
     add_output(p, "--out", required=True, help="pools.json")
     p.set_defaults(func=run)
+    declared_inputs(p, lambda a: {"the chosen candidate's folder --choice names":
+                                  (Choice.read(a.choice).candidate_path, "folder")})
 
 
 def run(args: argparse.Namespace) -> None:

@@ -27,7 +27,7 @@ import numpy as np
 from icda.counterfactual import augmented_tensors
 from icda.data.document import read_documents
 from icda.errors import ConfigError
-from icda.guard import add_input, add_output
+from icda.guard import add_input, add_output, declared_inputs
 from icda.layout import history_path, model_path, predictions_path
 from icda.loading import Workspace, load_settings, load_weights, open_workspace, save_model
 from icda.model import CachedSentences
@@ -298,6 +298,8 @@ def register(sub) -> None:
     p.add_argument("--comp-lambda", type=float, nargs="+",
                    help="override model.comp_lambda (COMP); with --candidates one λ per candidate, in order")
     p.set_defaults(func=run)
+    declared_inputs(p, lambda a: {"the model --init names": init_model_path(a.init)}
+                    if a.init is not None and Path(a.init).suffix == ".json" else {})
 
 
 def run(args: argparse.Namespace) -> None:
