@@ -158,27 +158,53 @@ def _token_sentences(doc: Sequence[Sequence[str]], span: tuple[int, int]) -> tup
 def check_evidence(ev: dict, doc: Sequence[Sequence[str]], path: Path, line: int, ann: str) -> tuple[int, int] | None:
     """Check one evidence of annotation ``ann`` against its document ``doc`` (sentences of
     tokens): its sentence range and token range lie inside it (at least one of them given;
-    ERASER writes −1 for an absent one), and its ``text`` (when given) is the text of the tokens
-    it points at (of its token range, else of its sentences), compared token by token. Returns
-    ``(start_sentence, end_sentence)``: the evidence's own, or the sentences its token range
-    touches (as ERASER's scoring maps tokens to sentences); None for an empty evidence
-    (``start_token == end_token``, as ERASER's own files hold a few), which marks nothing.
+    ERASER writes −1 for an absent one), the two agree where both are given (the token range
+    touches exactly the sentences ``[start_sentence, end_sentence)``), and its ``text`` (when
+    given) is the text of the tokens it points at (of its token range, else of its sentences),
+    compared token by token. Returns ``(start_sentence, end_sentence)``: the evidence's own, or
+    the sentences its token range touches (as ERASER's scoring maps tokens to sentences).
+
+    An empty token range (``start_token == end_token``, as ERASER's own files hold a few) with
+    sentence indices marks those sentences (its text is checked against them); without them it
+    marks nothing and None is returned, provided it lies within the document (``0 <= start_token
+    <= its tokens``) and its text, if any, is empty.
 
     Raises:
         DataError: naming the file, line and annotation.
     """
-    start, end = ev.get("start_token", -1), ev.get("end_token", -1)
-    if _int(start) and _int(end) and start == end and start >= 0:
-        return None
-    sentences = _span(ev, "sentence", len(doc), path, line, ann, required=False)
     tokens = [t for sentence in doc for t in sentence]
-    token_span = _span(ev, "token", len(tokens), path, line, ann, required=False)
+    start, end = ev.get("start_token", -1), ev.get("end_token", -1)
+    empty = _int(start) and _int(end) and start == end and start >= 0
+    sentences = _span(ev, "sentence", len(doc), path, line, ann, required=False)
+    if empty:
+        if start > len(tokens):
+            raise DataError(path, line, f"annotation {ann}: an empty evidence (start_token = end_token = {start}) lies "
+                            f"outside document {ev['docid']} ({len(tokens)} tokens)",
+                            "fix the evidence's start_token/end_token (0-based, end exclusive), or remove it")
+        if sentences is None:
+            text = ev.get("text", "")
+            if not isinstance(text, str) or text.split():
+                raise DataError(path, line, f"annotation {ann}: an empty evidence (start_token = end_token = {start}) "
+                                f"has the text {json.dumps(text)[:60]}, so it is not empty",
+                                "give the evidence the token range of its text (end exclusive), or its "
+                                "start_sentence/end_sentence")
+            return None
+        token_span = None
+    else:
+        token_span = _span(ev, "token", len(tokens), path, line, ann, required=False)
     if sentences is None:
         if token_span is None:
             raise DataError(path, line, f"annotation {ann}: an evidence has neither sentence nor token indices",
                             "give every evidence start_sentence/end_sentence or start_token/end_token "
                             "(0-based, end exclusive)")
         sentences = _token_sentences(doc, token_span)
+    elif token_span is not None and _token_sentences(doc, token_span) != sentences:
+        touched = _token_sentences(doc, token_span)
+        raise DataError(path, line, f"annotation {ann}: an evidence's sentences [{sentences[0]}, {sentences[1]}) "
+                        f"contradict its tokens [{token_span[0]}, {token_span[1]}), which lie in sentences "
+                        f"[{touched[0]}, {touched[1]}) of document {ev['docid']}",
+                        "fix the evidence's start_sentence/end_sentence or start_token/end_token (0-based, end "
+                        "exclusive), or the document file")
     if "text" in ev:
         text = ev["text"]
         if not isinstance(text, str):
