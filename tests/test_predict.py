@@ -498,3 +498,34 @@ def test_model_saved_before_the_settings_fingerprint_predicts_with_a_warning_and
     _edit_card(tmp_path / "icda_model", encoder__pooling="cls")
     with pytest.raises(DataError, match="encoder.pooling = 'cls' here, 'mean' in model.pt"):
         predict_file(tmp_path / "icda_model", new)
+
+
+def test_positions_count_the_inputs_blank_sentences(trained, tmp_path, capsys):
+    """Issue 64, item 9: blank entries of "sentences" are dropped before the model sees the
+    document, but the positions index the record's own list: with a blank before every sentence,
+    each position p of the plain record comes back as 2p + 1, and its rationale is the same."""
+    docs = [json.loads(line) for line in (trained / "data/test.jsonl").read_text().splitlines()]
+    plain, blanks = tmp_path / "plain.jsonl", tmp_path / "blanks.jsonl"
+    plain.write_text("".join(json.dumps({"id": d["id"], "sentences": d["sentences"]}) + "\n" for d in docs))
+    blanks.write_text("".join(json.dumps({"id": d["id"], "sentences": [x for s in d["sentences"] for x in ("", s)]})
+                              + "\n" for d in docs))
+    for path in (plain, blanks):
+        assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(path),
+                     "--out", str(path.with_suffix(".out"))]) == 0
+    before, after = _rows(plain.with_suffix(".out")), _rows(blanks.with_suffix(".out"))
+    assert [[2 * p + 1 for p in r["positions"]] for r in before] == [r["positions"] for r in after]
+    assert [r["rationale"] for r in before] == [r["rationale"] for r in after]
+    for row, doc in zip(after, docs):
+        padded = [x for s in doc["sentences"] for x in ("", s)]
+        assert row["rationale"] == [padded[i] for i in row["positions"]]
+
+
+def test_an_id_that_is_not_a_string_or_integer_is_refused(tmp_path):
+    """Issue 64, item 18: a JSONL "id": {"a": 1} became the Python repr "{'a': 1}"."""
+    from icda.errors import DataError
+    from icda.steps.predict import read_new_documents
+
+    path = tmp_path / "new.jsonl"
+    path.write_text(json.dumps({"id": {"a": 1}, "sentences": ["the food was cold."]}) + "\n")
+    with pytest.raises(DataError, match=r'new\.jsonl:1: "id" \{"a": 1\} is not a string or an integer'):
+        read_new_documents(path, 2)

@@ -7,7 +7,8 @@ input is JSONL (``{"sentences": [...]}`` or ``{"text": "..."}``, split with spaC
 ``id`` optional) or plain text, one document a line, split with spaCy; ``--input -`` reads
 standard input. The output is JSONL (standard output, or ``--out``), one line per document in
 input order: ``id``, the predicted ``label``, the class ``probabilities``,
-the rationale ``positions`` (0-based sentence indices) and the ``rationale`` sentences (and
+the rationale ``positions`` (0-based indices into the record's own ``sentences`` list, blank
+entries counted though never shown to the model) and the ``rationale`` sentences (and
 ``given_label`` where the input gave one).
 
 This module also exports a dataset's final ICDA selector (``results/<dataset>/icda_model/``,
@@ -214,14 +215,16 @@ _INPUT_FIX = ("check the --input path: the documents to label, as *.jsonl or as 
 
 
 def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
-                       spacy_model: str | None = None) -> list[Document]:
+                       spacy_model: str | None = None, kept: list[tuple[int, ...]] | None = None) -> list[Document]:
     """New documents to predict: JSONL records (``sentences``, or ``text`` split with spaCy;
     ``label`` optional) or plain text, one document a line, split with spaCy.
 
     ``path``: a file, or ``-`` for standard input. ``fmt``: ``"jsonl"``, ``"text"``, or
     ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else ``"text"``; standard input needs one
     of the two). Ids: the record's ``id``, else ``<file name>-<line>`` (``stdin-<line>``; a name's
-    bytes that are not UTF-8 read as U+FFFD).
+    bytes that are not UTF-8 read as U+FFFD). ``kept``, when given, gets per document the indices
+    of its sentences in its record's ``"sentences"`` (blank ones are dropped;
+    :func:`icda.data.readers.read_jsonl`); a text line's are 0..n-1.
 
     Raises:
         ConfigError: standard input with ``fmt="auto"``.
@@ -256,8 +259,11 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
             splitter = SentenceSplitter(spacy_model)
         if fmt == "jsonl":
             return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False,
-                              id_prefix=prefix, stream=stream, known_keys_only=True)
-        return read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
+                              id_prefix=prefix, stream=stream, known_keys_only=True, kept=kept)
+        docs = read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
+        if kept is not None:
+            kept.extend(tuple(range(len(d.sentences))) for d in docs)
+        return docs
 
 
 @dataclass
@@ -338,9 +344,13 @@ def predict_file(folder: str | Path, input_path: str | Path, fmt: str = "auto",
         ConfigError: see :func:`read_new_documents` and :func:`predict_documents`.
     """
     settings, _ = read_model_card(folder, settings_path)
-    docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model)
+    kept: list[tuple[int, ...]] = []
+    docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model, kept)
     where = STDIN if str(input_path) == "-" else str(input_path)
-    return predict_documents(folder, docs, where, settings_path, device)
+    predictions = predict_documents(folder, docs, where, settings_path, device)
+    for prediction, indices in zip(predictions, kept):  # positions in the input's own sentence list
+        prediction.positions = [indices[i] for i in prediction.positions]
+    return predictions
 
 
 def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | Path) -> Path:
