@@ -402,7 +402,7 @@ def check_annotation_spans(lines: Sequence[tuple[int, Any]], path: Path,
                            documents: Mapping[str, Sequence[Sequence[str]]]) -> None:
     """Check every evidence of the annotations (:func:`check_annotations`) against its document:
     0 <= start_token < end_token <= its tokens, and start_sentence < end_sentence within its
-    sentences (or both -1: no sentence indices).
+    sentences (or both -1: no sentence indices), the sentences its tokens touch.
 
     Raises:
         DataError: naming the file, the line and the annotation.
@@ -411,8 +411,15 @@ def check_annotation_spans(lines: Sequence[tuple[int, Any]], path: Path,
         ann = repr(a["annotation_id"])
         for ev in _evidences(a, path, line, ann):
             doc = documents[ev["docid"]]
-            _span(ev, "token", sum(len(s) for s in doc), path, line, ann, required=True)
-            _span(ev, "sentence", len(doc), path, line, ann, required=False)
+            tokens = _span(ev, "token", sum(len(s) for s in doc), path, line, ann, required=True)
+            sentences = _span(ev, "sentence", len(doc), path, line, ann, required=False)
+            if sentences is not None and _token_sentences(doc, tokens) != sentences:
+                touched = _token_sentences(doc, tokens)
+                raise DataError(path, line, f"annotation {ann}: an evidence's sentences [{sentences[0]}, "
+                                f"{sentences[1]}) contradict its tokens [{tokens[0]}, {tokens[1]}), which lie in "
+                                f"sentences [{touched[0]}, {touched[1]}) of document {ev['docid']}",
+                                "fix the evidence's start_sentence/end_sentence or start_token/end_token, or "
+                                "export the data directory again")
 
 
 def _scores(obj: Any, field: str, kls: Any, path: Path, line: int, ann: str) -> None:
@@ -490,8 +497,9 @@ def check_results(lines: Sequence[tuple[int, Any]], path: Path, docs_dir: Path) 
 def check_result_spans(lines: Sequence[tuple[int, Any]], path: Path,
                        documents: Mapping[str, Sequence[Sequence[str]]]) -> None:
     """Check every results line (:func:`check_results`) against its documents: each hard span
-    0 <= start_token < end_token <= the document's tokens; one soft score per token and per
-    sentence.
+    0 <= start_token < end_token <= the document's tokens, no two of a document overlapping (a
+    token counted twice would give IOU and token scores above 1); one soft score per token and
+    per sentence.
 
     Raises:
         DataError: naming the file, the line and the annotation.
@@ -506,6 +514,12 @@ def check_result_spans(lines: Sequence[tuple[int, Any]], path: Path,
                     raise DataError(path, line, f"annotation {ann}: hard rationale span [{h['start_token']}, "
                                     f"{h['end_token']}) is not inside document {rat['docid']} ({n_tokens} tokens)",
                                     "give spans with 0 <= start_token < end_token <= the document's tokens")
+            spans = sorted((h["start_token"], h["end_token"]) for h in rat.get("hard_rationale_predictions", []))
+            for (a0, a1), (b0, b1) in zip(spans, spans[1:]):
+                if b0 < a1:
+                    raise DataError(path, line, f"annotation {ann}: hard rationale spans [{a0}, {a1}) and [{b0}, "
+                                    f"{b1}) of document {rat['docid']} overlap (their shared tokens would count "
+                                    "twice)", "give disjoint spans: merge overlapping ones into one")
             for field, n, unit in (("soft_rationale_predictions", n_tokens, "tokens"),
                                    ("soft_sentence_predictions", len(doc), "sentences")):
                 if len(rat[field]) != n:
