@@ -116,12 +116,13 @@ def _entry(provenance: dict, where: str, entry: dict | None, *, required=FIELDS)
     return entry
 
 
-def read_csv(path: Path, fix: str, *, required=(), numbers=(), complete=(), text=()) -> pd.DataFrame:
+def read_csv(path: Path, fix: str, *, required=(), numbers=(), complete=(), text=(), bounds=None) -> pd.DataFrame:
     """The table of the CSV file ``path``; refused (:class:`PageError`, one line naming the file, the
     column and, for a value, its line, then ``fix``) where it cannot be read or is empty, lacks a
     column of ``required``, ``numbers``, ``complete`` or ``text``, has an empty cell in a column of
-    ``complete`` or a value that is not a finite number in one of ``numbers`` (which come back as
-    numbers). ``text`` columns are read as text."""
+    ``complete``, a value that is not a finite number in one of ``numbers`` (which come back as
+    numbers) or one outside its column's ``bounds`` ({column: (lowest, highest)}). ``text``
+    columns are read as text."""
     try:
         df = pd.read_csv(path, dtype={c: str for c in text})
     except pd.errors.EmptyDataError:
@@ -143,6 +144,11 @@ def read_csv(path: Path, fix: str, *, required=(), numbers=(), complete=(), text
             value = df[c][bad].iloc[0]
             raise PageError(f"{path}:{_line(bad)}: column {c}: {value!r} is not a finite number. Fix: {fix}")
         df[c] = values
+    for c, (low, high) in (bounds or {}).items():
+        out = df[c].notna() & ((df[c] < low) | (df[c] > high))
+        if out.any():
+            raise PageError(f"{path}:{_line(out)}: column {c}: {float(df[c][out].iloc[0]):g} is outside [{low}, {high}]. "
+                            f"Fix: {fix}")
     return df
 
 
@@ -161,7 +167,8 @@ def read_all_results(offline: Path) -> pd.DataFrame:
     """``all_results.csv`` of an offline results/tables/ folder; refused where it holds no run."""
     path = offline / "all_results.csv"
     df = read_csv(path, TABLES_FIX, required=("iteration",), numbers=("run", "iteration", "precision"),
-                  complete=("dataset", "run", "precision"), text=("dataset", "method"))
+                  complete=("dataset", "run", "precision"), text=("dataset", "method"),
+                  bounds={"precision": (0, 1), "run": (1, math.inf), "iteration": (0, math.inf)})
     if not len(df):
         raise PageError(f"{path}: no run (only the header). Fix: {TABLES_FIX}")
     return df
@@ -198,10 +205,25 @@ def read_runs(folder: Path) -> pd.DataFrame:
     if not path.is_file():
         raise PageError(f"{folder}: no runs.csv, so no run. Fix: give a benchmarks/robustness.py --out folder "
                         "(or a final_selector.py --runs-csv folder)")
-    df = read_csv(path, RUNS_FIX, required=("icda_iteration",), numbers=("MMI", "CDA", "ICDA"),
-                  complete=("dataset", "path", "seeds", "MMI", "CDA", "ICDA"), text=("dataset", "path", "seeds", "curve"))
+    df = read_csv(path, RUNS_FIX, required=("icda_iteration",), numbers=("MMI", "CDA", "ICDA", "icda_iteration"),
+                  complete=("dataset", "path", "seeds", "MMI", "CDA", "ICDA"), text=("dataset", "path", "seeds", "curve"),
+                  bounds={"MMI": (0, 100), "CDA": (0, 100), "ICDA": (0, 100), "icda_iteration": (0, math.inf)})
     if not len(df):
         raise PageError(f"{path}: no run (only the header). Fix: {RUNS_FIX}")
+    for i, (k, curve) in enumerate(zip(df["icda_iteration"], df["curve"])):
+        if pd.notna(k) and k != int(k):
+            raise PageError(f"{path}:{i + 2}: column icda_iteration: {k!r} is not an iteration. Fix: {RUNS_FIX}")
+        if pd.isna(curve) or not str(curve).strip():
+            continue
+        try:
+            values = [float(v) for v in str(curve).split()]
+        except ValueError:
+            values = [math.nan]
+        if not all(0 <= v <= 100 for v in values):
+            raise PageError(f"{path}:{i + 2}: column curve: {curve!r} is not precisions in [0, 100]. Fix: {RUNS_FIX}")
+        if pd.notna(k) and k >= len(values):
+            raise PageError(f"{path}:{i + 2}: column icda_iteration: {int(k)} is beyond the curve's {len(values)} "
+                            f"iterations. Fix: {RUNS_FIX}")
     return df.assign(measurement=folder.name)
 
 

@@ -320,6 +320,13 @@ MALFORMED = {
     "a text MMI": ("robustness/main/runs.csv", _set("MMI", "abc"), "MMI"),
     "an infinite ICDA": ("robustness/main/runs.csv", _set("ICDA", "inf", row=0), "ICDA"),
     "a dataset twice in compute.csv": ("offline/compute.csv", lambda df: pd.concat([df, df.iloc[:1]]), "method"),
+    # issue 64, item 11: precisions outside 0-100 (1e308 printed 300 digits ± inf), an iteration past the curve
+    "an MMI of 1e308": ("robustness/main/runs.csv", _set("MMI", "1e308", row=0), "column MMI: 1e+308 is outside [0, 100]"),
+    "a negative ICDA": ("robustness/main/runs.csv", _set("ICDA", "-5", row=0), "column ICDA: -5 is outside"),
+    "an icda_iteration beyond the curve": ("robustness/main/runs.csv", _set("icda_iteration", "9", row=0),
+                                           "column icda_iteration: 9 is beyond the curve's 3 iterations"),
+    "a curve above 100": ("robustness/main/runs.csv", _set("curve", "70 75 188", row=0), "column curve"),
+    "a precision above 1": ("offline/all_results.csv", _set("precision", "60", row=1), "column precision: 60 is outside"),
 }
 
 
