@@ -337,3 +337,23 @@ def test_export_eraser_never_writes_into_the_raw_or_prepared_data(run, tmp_path,
     err = _refused(["export-eraser", "--data-dir", str(data), "--out-dir", str(out), "--split", split], capsys,
                    raw, data)
     assert f"--out-dir {out}: is or holds the" in err
+
+
+def test_finalize_pairs_augmented_files_and_choices_run_by_run(run, capsys):
+    """Items 12 and 17: --augmented and --choices of different iterations exported a dataset and a
+    model of different iterations (exit 0); unequal counts ended in a traceback (ValueError)."""
+    one, two = _iteration(run, "pair1"), _iteration(run, "pair2")
+    for folder in (one, two):
+        (folder / "augmented").mkdir(exist_ok=True)
+        (folder / "augmented/train.jsonl").write_bytes((run / "data/train.jsonl").read_bytes())
+    common = ["--data-dir", str(run / "data"), "--out", str(run / "final.jsonl")]
+    err = _refused(["finalize", "--augmented", str(one / "augmented/train.jsonl"), "--choices", str(two / "choice.json"),
+                    *common], capsys, run / "iters")
+    assert "are of different iterations" in err and "Fix:" in err
+    err = _refused(["finalize", "--augmented", str(one / "augmented/train.jsonl"), str(two / "augmented/train.jsonl"),
+                    "--choices", str(one / "choice.json"), *common], capsys, run / "iters")
+    assert "--augmented gives 2 files but --choices 1" in err
+    assert not (run / "final.jsonl").exists()
+    assert main(["finalize", "--augmented", str(one / "augmented/train.jsonl"), "--choices", str(one / "choice.json"),
+                 *common]) in (0, None)
+    assert (run / "final.jsonl").read_bytes() == (run / "data/train.jsonl").read_bytes()
