@@ -223,3 +223,30 @@ def test_read_yaml_names_a_file_that_is_not_utf8(tmp_path):
     with pytest.raises(DataError) as err:
         read_yaml(path, "give a config")
     assert str(err.value) == f"{path}: not UTF-8 text (invalid start byte at byte 3). Fix: convert the file to UTF-8"
+
+
+@pytest.mark.parametrize("command", [
+    ["predict", "--model", "m", "--input", "docs.txt"],
+    ["export-eraser", "--data-dir", "d", "--out-dir", "e"],
+    ["embed", "--data-dir", "d", "--out", "e.pt"],
+])
+def test_a_bogus_device_is_a_usage_error(tmp_path, capsys, monkeypatch, command):
+    """Issue 64, item 15: --device bogus ended in torch's traceback."""
+    from icda.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--device", "bogus"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--device 'bogus': not a device. Fix: give auto (CUDA when present), cpu, cuda or cuda:<index>" in err
+    assert "Traceback" not in err
+
+
+def test_resolve_device_refuses_a_name_that_is_no_device():
+    from icda.encoder import resolve_device
+    from icda.errors import ConfigError
+
+    assert resolve_device("cpu") == "cpu"
+    with pytest.raises(ConfigError, match="not a device"):
+        resolve_device("bogus")

@@ -48,6 +48,18 @@ def command_doc(doc: str, paragraphs: int = 1) -> str:
     return "\n\n".join(doc.split("\n\n")[:paragraphs])
 
 
+def device_name(value: str) -> str:
+    """The ``--device`` argument type: a device name (:func:`icda.settings.check_device`), else
+    argparse's one-line usage error."""
+    from icda.errors import ConfigError
+    from icda.settings import check_device
+
+    try:
+        return check_device(value, "--device")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of the commands that load a dataset's workspace (``train``, ``evaluate``:
     :func:`icda.loading.open_workspace`)."""

@@ -19,6 +19,7 @@ from icda.errors import ConfigError, DataError
 from icda.guard import add_input, add_output
 from icda.io import check_output, read_json
 from icda.layout import SPLITS, split_path
+from icda.steps import device_name
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ def register(subparsers) -> None:
     parser.add_argument("--batch-size", type=int, help="sentences per forward pass (default 128)")
     add_output(parser, "--cache-dir", kind="folder",
                         help="shared cache folder: reuse <key>.pt there, or write it")
-    parser.add_argument("--device", default="auto",
+    parser.add_argument("--device", default="auto", type=device_name,
                         help="'auto' (cuda if available), 'cpu', 'cuda', 'cuda:1', ...")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress bar")

@@ -71,7 +71,7 @@ from icda.guard import add_input, add_output, declared_inputs
 from icda.io import atomic_write, check_output, write_jsonl
 from icda.layout import STATS_FILE, model_path, split_path
 from icda.records import Choice, EraserScores
-from icda.steps import command_doc
+from icda.steps import command_doc, device_name
 
 log = logging.getLogger(__name__)
 
@@ -542,7 +542,7 @@ def register(sub) -> None:
     p.add_argument("--keep-empty-rationale", action="store_true",
                    help="also export documents annotated with no rationale sentence (evidences: []): ERASER's "
                    "precision then equals eval.json's, its soft-score AUPRC is not to be trusted")
-    p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")
+    p.add_argument("--device", default="auto", type=device_name, help="cpu, cuda, ... or auto (default)")
     p.add_argument("--dataset", help="dataset name recorded in --scores (as eval.json records it)")
     p.add_argument("--run", type=int, help="run recorded in --scores")
     p.add_argument("--iteration", type=int, help="ICDA iteration recorded in --scores (left out: COMP or none)")

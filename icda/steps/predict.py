@@ -43,7 +43,7 @@ from icda.io import check_output as guard
 from icda.layout import MODEL_CARD_FILE, MODEL_FILE, model_card_path, model_path
 from icda.records import Choice, ModelCard
 from icda.settings import Settings
-from icda.steps import command_doc
+from icda.steps import command_doc, device_name
 
 log = logging.getLogger(__name__)
 
@@ -403,7 +403,7 @@ def register(sub) -> None:
     add_input(p, "--settings",
                    help="a settings.json, only for a model folder without model.json (trained before it was written)")
     p.add_argument("--spacy-model", help="spaCy pipeline for sentence splitting (default: the rule-based sentencizer)")
-    p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")
+    p.add_argument("--device", default="auto", type=device_name, help="cpu, cuda, ... or auto (default)")
     p.set_defaults(func=run)
 
 
