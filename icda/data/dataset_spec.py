@@ -51,7 +51,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from urllib.parse import urlsplit
 from typing import Any
 
-from icda.data.synthetic import generate_synthetic
+from icda.data.synthetic import LEVELS as SYNTHETIC_CLASSES, check_synthetic, generate_synthetic
 from icda.errors import ConfigError
 from icda.data.llm_spec import parse_llm
 
@@ -211,6 +211,15 @@ def validate_spec(name: str, spec: dict) -> dict:
         for key, param in params.items():
             if param.default is inspect.Parameter.empty and key not in out["synthetic"]:
                 raise fail(f"synthetic.{key}", "missing", "give the number of documents")
+        if out["classes"] not in SYNTHETIC_CLASSES:
+            raise fail("classes", f"{out['classes']} classes for a synthetic dataset",
+                       f"give {min(SYNTHETIC_CLASSES)} to {max(SYNTHETIC_CLASSES)} classes (the generator's levels)")
+        problem = check_synthetic(out["synthetic"])
+        if problem is not None:
+            raise fail(f"synthetic.{problem[0]}", problem[1], problem[2])
+        if out["synthetic"].get("verdict") is not None and out["classes"] != 2:
+            raise fail("synthetic.verdict", f"needs two classes (classes is {out['classes']})",
+                       "remove the verdict, or set classes: 2")
         for key in ("train", "dev", "test", "dev_fraction"):
             if out[key] is not None:
                 raise fail(key, "is set for a synthetic dataset", "remove it (or set source: files)")
