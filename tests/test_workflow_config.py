@@ -414,3 +414,26 @@ def test_the_paper_config_keeps_the_papers_read_out_and_selector_on_every_datase
                 merged["icda"].get("final_selector", "chosen")) == (1, "sentence", "chosen"), name
     default = yaml.safe_load((REPO / "config/config.yaml").read_text())
     assert run_settings.dataset_settings(default, "location")["icda"]["final_selector"] == "ensemble"
+
+
+@pytest.mark.parametrize("icda, runs, problem", [
+    ({"stop_rule": "paper", "final_choice": "agreement_guard"}, None,
+     "icda.final_choice = agreement_guard is ignored under icda.stop_rule = paper"),
+    ({"candidate_choice": "agreement", "final_choice": "last"}, [[42], [45, 46]],
+     "icda.candidate_choice = agreement read the fresh candidates' agreement, but run 1 has one seed"),
+    ({"candidate_choice": "loss", "final_choice": "agreement_guard"}, [[42, 43], [45]],
+     "icda.final_choice = agreement_guard read the fresh candidates' agreement, but run 2 has one seed"),
+])
+def test_loop_settings_that_would_be_ignored_are_refused(tmp_path, icda, runs, problem):
+    """Issue 64, item 13: final_choice under stop_rule: paper, and agreement-based choices with one
+    seed a run, were silently ignored."""
+    config = _config(tmp_path)
+    config["icda"] |= icda
+    config["overrides"] = {}
+    if runs is not None:
+        config["runs"] = runs
+    with pytest.raises(ConfigError, match="Fix: ") as err:
+        run_settings.check_settings(config, ["synthetic"])
+    assert problem in str(err.value)
+    config["icda"] |= {"stop_rule": "rationales", "candidate_choice": "loss", "final_choice": "last"}
+    run_settings.check_settings(config, ["synthetic"])  # the same runs with settings they can honour
