@@ -150,3 +150,68 @@ def test_out_an_existing_file_is_refused(tmp_path, capsys):
     code, err = _run(["--out", str(tmp_path / "file"), "--report-only"], capsys)
     assert code == 2 and "is a file, not a folder" in err and (tmp_path / "file").read_text() == "keep"
 
+
+
+# --------------------------------------------------------------------------- lodo, loop_diagnostics, final_selector
+
+
+def _results(root: Path) -> Path:
+    """A results/ folder: dataset toy (settings, prepared train/dev), run1 with iteration 0's files."""
+    folder = root / "results" / "toy"
+    (folder / "data").mkdir(parents=True)
+    (folder / "settings.json").write_text("{}")
+    for split in ("train", "dev"):
+        (folder / "data" / f"{split}.jsonl").write_text(
+            "".join(json.dumps({"id": f"{split}-{i}", "label": i % 2, "sentences": ["a.", "b."], "rationale": [0]}) + "\n"
+                    for i in range(4)))
+    it = folder / "run1" / "iter0"
+    it.mkdir(parents=True)
+    (it / "converge.json").write_text(json.dumps({"iteration": 0, "stop": True, "converged": True, "reason": "r",
+                                                  "signals": [_signals(0)], "final_iteration": 0, "final_reason": "r"}))
+    (it / "choice.json").write_text('{"iteration": 0, "chosen": {"na')  # truncated
+    return root / "results"
+
+
+def _status(module, argv, capsys) -> tuple[int, str]:
+    try:
+        code = module.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    if isinstance(code, str):  # SystemExit("message")
+        code, err = 1, code
+    return code, err
+
+
+@pytest.mark.parametrize("name", ["lodo", "loop_diagnostics", "final_selector"])
+@pytest.mark.parametrize("damage", ["truncated choice.json", "empty converge.json", "missing choice.json"])
+def test_bad_run_files_are_one_line_naming_the_file(tmp_path, capsys, monkeypatch, name, damage):
+    """Item 16: lodo.py, loop_diagnostics.py and final_selector.py on missing, empty or truncated
+    JSON ended in a traceback (JSONDecodeError, KeyError, FileNotFoundError)."""
+    results = _results(tmp_path)
+    run = results / "toy" / "run1"
+    bad = run / "iter0" / ("converge.json" if "converge" in damage else "choice.json")
+    if damage == "empty converge.json":
+        bad.write_text("")
+    elif damage == "missing choice.json":
+        bad.unlink()
+    module = _load(name)
+    if name == "final_selector":  # no workspace to load: the run's files come first
+        from types import SimpleNamespace
+
+        monkeypatch.setattr(module, "load_settings", lambda *args: None)
+        monkeypatch.setattr(module, "open_workspace",
+                            lambda *args: SimpleNamespace(split=lambda name: SimpleNamespace(ids=None)))
+    argv = [str(run)] if name == "loop_diagnostics" else [str(results)]
+    code, err = _status(module, argv, capsys)
+    if name == "loop_diagnostics" and damage == "empty converge.json":
+        return  # it reads no converge.json
+    assert code != 0 and err.count("\n") == 0 and "Traceback" not in err, err
+    assert str(bad) in err and "Fix:" in err, err
+
+
+def test_loop_diagnostics_given_a_results_folder_names_it(tmp_path, capsys):
+    """Item 16: loop_diagnostics.py results/ (not a run folder) ended in an IndexError."""
+    results = _results(tmp_path)
+    code, err = _status(_load("loop_diagnostics"), [str(results)], capsys)
+    assert code != 0 and f"{results}: is not a run folder" in err and "Fix: give run folders" in err
