@@ -48,13 +48,27 @@ STD_NAMES = ("-", "/dev/stdout", "/dev/stdin", "/dev/fd/0", "/dev/fd/1", "/proc/
 HARDLINK_SCAN = 5000
 
 
+class ArgPath(type(Path())):
+    """A path argument as given: a :class:`~pathlib.Path` that also keeps its spelling in
+    ``given`` (Path drops a trailing ``/``, which says the user means a folder)."""
+
+    def __new__(cls, *args: Any) -> "ArgPath":
+        self = super().__new__(cls, *args)
+        self.given = str(args[0]) if len(args) == 1 else str(self)
+        return self
+
+
+def _spelled(path: Path) -> str:
+    return getattr(path, "given", str(path))
+
+
 def _declare(container: Any, role: str, flags: Sequence[str], kind: str, when: Callable | None,
              reads_when: Callable | None, kwargs: dict) -> argparse.Action:
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: one of {KINDS}")
     if kind == TREE and role == OUTPUT:
         raise ValueError("an output is a file or a folder")
-    kwargs.setdefault("type", Path)
+    kwargs.setdefault("type", ArgPath)
     action = container.add_argument(*flags, **kwargs)
     action.icda_role = role
     action.icda_kind = kind
@@ -243,10 +257,11 @@ def check_paths(paths: Sequence[Declared]) -> None:
     outputs = [p for p in paths if p.role == OUTPUT]
     for out in outputs:
         real = _real(out.path)
-        spelled_as_folder = str(out.path).endswith(("/", os.sep))
+        spelled_as_folder = _spelled(out.path).endswith(("/", os.sep))
         if out.kind == FILE:
             if spelled_as_folder or out.path.is_dir():
-                raise ConfigError(f"{out.option} {out.path}: is a folder, not a file. Fix: give the path of a file, "
+                what = "is a folder" if out.path.is_dir() else "ends in /, so it names a folder"
+                raise ConfigError(f"{out.option} {out.path}: {what}, not a file. Fix: give the path of a file, "
                                   f"e.g. {out.option} {Path(out.path) / 'out.json'}")
         elif out.path.exists() and not out.path.is_dir():
             raise ConfigError(f"{out.option} {out.path}: is a file, not a folder. Fix: give a folder (it is created "

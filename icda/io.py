@@ -91,8 +91,13 @@ def open_output(path: str | Path) -> Iterator[IO[str]]:
     path = Path(path)
     if _streamed(path):
         check_write(path)
-        with open(path, "a", encoding="utf-8") as fh:
-            yield fh
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                yield fh
+        except OSError as exc:  # e.g. /dev/full: the write fails on flushing, with no file name
+            if exc.filename is None and exc.errno is not None:
+                raise OSError(exc.errno, exc.strerror, str(path)) from exc
+            raise
         return
     with atomic_write(os.path.realpath(path)) as fh:
         yield fh

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from icda import cli
-from icda.guard import FILE, FOLDER, INPUT, OUTPUT, TREE, declared_paths
+from icda.guard import FILE, FOLDER, INPUT, OUTPUT, TREE, ArgPath, declared_paths
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted([*REPO.glob("scripts/*.py"), *REPO.glob("benchmarks/*.py")])
@@ -82,7 +82,7 @@ def _is_path(action: argparse.Action) -> bool:
     if isinstance(action, (argparse._HelpAction, argparse._StoreTrueAction, argparse._StoreFalseAction,
                            argparse._StoreConstAction, argparse._SubParsersAction, argparse._VersionAction)):
         return False
-    if action.type is Path:
+    if action.type in (Path, ArgPath):
         return True
     if action.type not in (None, str) or action.choices:
         return False

@@ -529,3 +529,29 @@ def test_an_id_that_is_not_a_string_or_integer_is_refused(tmp_path):
     path.write_text(json.dumps({"id": {"a": 1}, "sentences": ["the food was cold."]}) + "\n")
     with pytest.raises(DataError, match=r'new\.jsonl:1: "id" \{"a": 1\} is not a string or an integer'):
         read_new_documents(path, 2)
+
+
+def test_out_spelled_as_a_folder_an_empty_input_and_a_full_device(trained, tmp_path, capsys):
+    """Issue 64, item 18: --out newdir/ (a missing folder) wrote a file named newdir; an empty
+    input exited 0 without a word; --out /dev/full failed naming no path."""
+    import errno
+    import os
+
+    from icda.io import open_output
+
+    new = _one_document(tmp_path / "new.jsonl")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new),
+                 "--out", str(tmp_path / "newdir") + "/"]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {tmp_path / 'newdir'}: ends in /, so it names a folder, not a file" in err
+    assert not (tmp_path / "newdir").exists()
+    (tmp_path / "empty.jsonl").write_text("\n  \n")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(tmp_path / "empty.jsonl"),
+                 "--out", str(tmp_path / "out.jsonl")]) == 2
+    assert f"{tmp_path / 'empty.jsonl'}: holds no document" in capsys.readouterr().err
+    assert not (tmp_path / "out.jsonl").exists()
+    if os.path.exists("/dev/full"):
+        with pytest.raises(OSError) as exc:
+            with open_output("/dev/full") as fh:
+                fh.write("x\n")
+        assert exc.value.errno == errno.ENOSPC and exc.value.filename == "/dev/full"

@@ -340,13 +340,16 @@ def predict_file(folder: str | Path, input_path: str | Path, fmt: str = "auto",
     input; :func:`read_new_documents`, read with the model's number of classes).
 
     Raises:
-        DataError: the model folder or the input file is bad (see those functions).
+        DataError: the model folder or the input file is bad (see those functions), or the input
+            holds no document.
         ConfigError: see :func:`read_new_documents` and :func:`predict_documents`.
     """
     settings, _ = read_model_card(folder, settings_path)
     kept: list[tuple[int, ...]] = []
     docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model, kept)
     where = STDIN if str(input_path) == "-" else str(input_path)
+    if not docs:
+        raise DataError(where, None, "holds no document (no non-blank line)", _INPUT_FIX)
     predictions = predict_documents(folder, docs, where, settings_path, device)
     for prediction, indices in zip(predictions, kept):  # positions in the input's own sentence list
         prediction.positions = [indices[i] for i in prediction.positions]
