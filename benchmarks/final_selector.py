@@ -266,7 +266,9 @@ def summary(table: dict[str, list[dict[str, float]]]) -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_input(parser, "results", kind="tree", nargs="+", help="robustness.py folders or workflow results/")
+    add_input(parser, "results", kind="folder", nargs="+",
+              help="workflow results/ folders (<dataset>/run*/ beside <dataset>/settings.json), e.g. a "
+                   "robustness.py run's <out>/fixed/results; not the robustness.py --out folder itself")
     parser.add_argument("--split", choices=["dev", "test"], default="dev", help="the split scored (default dev)")
     add_output(parser, "--runs-csv", kind="folder", metavar="DIR",
                         help="also write DIR/runs.csv in benchmarks/robustness.py's format, every run as the "

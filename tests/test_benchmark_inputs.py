@@ -215,3 +215,17 @@ def test_loop_diagnostics_given_a_results_folder_names_it(tmp_path, capsys):
     results = _results(tmp_path)
     code, err = _status(_load("loop_diagnostics"), [str(results)], capsys)
     assert code != 0 and f"{results}: is not a run folder" in err and "Fix: give run folders" in err
+
+
+def test_final_selector_refuses_a_runs_csv_file_before_the_replay(tmp_path, capsys, monkeypatch):
+    """Item 19: --runs-csv <an existing file> failed only after the whole replay; its --help named
+    robustness.py folders, which it refuses."""
+    module = _load("final_selector")
+    monkeypatch.setattr(module, "replay", lambda *a, **k: pytest.fail("replayed"))
+    results = _results(tmp_path)
+    (tmp_path / "taken").write_text("keep")
+    code, err = _status(module, [str(results), "--runs-csv", str(tmp_path / "taken")], capsys)
+    assert code == 2 and f"--runs-csv {tmp_path / 'taken'}: is a file, not a folder" in err
+    assert (tmp_path / "taken").read_text() == "keep"
+    help_text = " ".join(module.build_parser().format_help().split())
+    assert "robustness.py folders or" not in help_text and "not the robustness.py --out folder itself" in help_text

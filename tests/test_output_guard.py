@@ -357,3 +357,16 @@ def test_finalize_pairs_augmented_files_and_choices_run_by_run(run, capsys):
     assert main(["finalize", "--augmented", str(one / "augmented/train.jsonl"), "--choices", str(one / "choice.json"),
                  *common]) in (0, None)
     assert (run / "final.jsonl").read_bytes() == (run / "data/train.jsonl").read_bytes()
+
+
+def test_outputs_are_not_mixed_into_input_folders(run, capsys):
+    """Item 20: report tables --out-dir <an iteration folder> (its eval.json among the inputs)
+    and embed --cache-dir <the prepared data folder> were accepted."""
+    it = _iteration(run, "iter0")
+    (it / "eval.json").write_text('{"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 1.0}\n')
+    err = _refused(["report", "tables", "--evals", str(it / "eval.json"), "--out-dir", str(it)], capsys, run / "iters")
+    assert f"--out-dir {it}: is or holds the input --evals" in err
+    err = _refused(["embed", "--data-dir", str(run / "data"), "--out", str(run / "emb.pt"), "--settings",
+                    str(run / "settings.json"), "--cache-dir", str(run / "data")], capsys, run / "data")
+    assert f"--cache-dir {run / 'data'}: is or holds the input --data-dir" in err
+    assert not (run / "emb.pt").exists()
