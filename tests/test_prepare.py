@@ -82,3 +82,28 @@ def test_a_config_without_the_dataset_to_work_on_is_refused_naming_the_command(t
     config.write_text("data_dir: data\ndatasets: {toy: {source: synthetic}}\n", encoding="utf-8")
     assert main(["prepare", "--config", str(config), "--out-dir", str(tmp_path / "out")]) == 2
     assert "--config needs --dataset NAME. Fix: name the dataset to prepare" in capsys.readouterr().err
+
+
+def test_a_dataset_file_reached_through_a_link_out_of_data_dir_is_refused(tmp_path):
+    """Issue 64, item 22: data_dir/mine -> /elsewhere passed the lexical check (no '..'): the
+    path is resolved, at prepare and when the workflow reads its config."""
+    from icda.data.dataset_spec import validate_spec
+    from icda.errors import ConfigError
+    from icda.steps.prepare import read_splits
+    from icda.workflow_config.availability import availability
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for split in ("train", "dev", "test"):
+        (elsewhere / f"{split}.txt").write_text("1\tthe food was good.[SEP]we came.\n0\tthe food was bad.[SEP]we left.\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "mine").symlink_to(elsewhere)
+    raw = {"train": "mine/train.txt", "dev": "mine/dev.txt", "test": "mine/test.txt", "keywords": ["food"]}
+    with pytest.raises(ConfigError, match=r"datasets\.mine\.train: .* resolves to .*elsewhere/train\.txt, outside "
+                                          r"data_dir .* Fix: set data_dir"):
+        read_splits("mine", validate_spec("mine", raw), data)
+    with pytest.raises(ConfigError, match="outside data_dir"):
+        availability({"data_dir": str(data), "datasets": {"mine": raw}, "download": False})
+    direct = {k: v.replace("mine/", "elsewhere/") if isinstance(v, str) else v for k, v in raw.items()}
+    assert len(read_splits("mine", validate_spec("mine", direct), tmp_path)["train"]) == 2  # no link: read

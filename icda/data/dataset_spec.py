@@ -46,6 +46,7 @@ prepare read, a file elsewhere.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from urllib.parse import urlsplit
@@ -282,6 +283,28 @@ def input_files(spec: dict, data_dir: str | Path) -> list[Path]:
     if spec.get("source", "files") != "files":
         return []
     return [Path(data_dir) / spec[k] for k in SPLITS if spec.get(k)]
+
+
+def check_resolved_inside(name: str, spec: dict, data_dir: str | Path) -> None:
+    """Refuse a configured file (or an ERASER split's ``docs/``) that lies inside ``data_dir`` as
+    written but outside it once symbolic links are resolved (the lexical check of
+    :func:`validate_spec` sees no ``..``; a link under data_dir can still lead anywhere).
+
+    Raises:
+        ConfigError: naming the key, both paths and the fix.
+    """
+    root = Path(os.path.realpath(data_dir))
+    for key in SPLITS:
+        rel = spec.get(key) if spec.get("source", "files") == "files" else None
+        if not rel:
+            continue
+        path = Path(data_dir) / rel
+        for place in (path, path.parent / "docs"):
+            real = Path(os.path.realpath(place))
+            if (place.exists() or place.is_symlink()) and real != root and root not in real.parents:
+                raise ConfigError(f"datasets.{name}.{key}: {place} resolves to {real}, outside data_dir {root} (a "
+                                  "symbolic link leads out). Fix: set data_dir to a folder that holds the files, or "
+                                  "copy them under data_dir")
 
 
 def missing_files(spec: dict, data_dir: str | Path) -> list[Path]:

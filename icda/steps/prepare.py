@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from icda.data.cleaning import clean, split_dev, subsample
-from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, validate_spec
+from icda.data.dataset_spec import SPLITS, check_resolved_inside, describe_missing, missing_files, validate_spec
 from icda.data.dataset_spec_files import load_one_spec
 from icda.data.overlap import normal_text, shared_documents
 from icda.data.document import Document, write_split
@@ -53,6 +53,7 @@ def read_splits(name: str, spec: dict, data_dir: str | Path, notes: dict | None 
         DataError: a file is missing (the fix says how to get it) or malformed.
     """
     data_dir = Path(data_dir)
+    check_resolved_inside(name, spec, data_dir)
     missing = missing_files(spec, data_dir)
     if missing:
         raise DataError(missing[0], None, "file not found", describe_missing(name, spec, data_dir))
