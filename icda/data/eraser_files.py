@@ -85,6 +85,10 @@ def read_document(path: Path, where: Path, line: int | None, what: str) -> list[
         DataError (naming ``where``, ``line``, ``what`` and the document): the file is missing,
             unreadable or not UTF-8.
     """
+    if path.is_dir():
+        raise DataError(where, line, f"{what}: its document {path} is a folder, not a file",
+                        f"put the document's sentences, one a line, in the file {path} (ERASER's docs/ holds one "
+                        "file per document)")
     if not path.is_file():
         raise DataError(where, line, f"{what}: its document {path} does not exist",
                         f"put the document's sentences, one a line, in {path} (ERASER's docs/ folder beside "
@@ -232,6 +236,7 @@ def class_names(paths: Sequence[str | Path], classes: int, given: Sequence[str] 
         DataError: a name is not among ``given``, or the sorted names are not ``classes`` many.
     """
     found: dict[str, tuple[Path, int]] = {}
+    per_file: dict[str, list[tuple[Path, int]]] = {}
     for path in paths:
         for lineno, line in _lines(Path(path)):
             try:
@@ -240,6 +245,7 @@ def class_names(paths: Sequence[str | Path], classes: int, given: Sequence[str] 
                 continue
             if isinstance(label, str):
                 found.setdefault(label, (Path(path), lineno))
+                per_file.setdefault(label, []).append((Path(path), lineno))
     if given is not None:
         for label, (path, lineno) in found.items():
             if label not in given:
@@ -250,10 +256,15 @@ def class_names(paths: Sequence[str | Path], classes: int, given: Sequence[str] 
         return None
     names = sorted(found)
     if len(names) != classes:
-        path, lineno = found[names[-1]]
+        # a class that only some of the files name (e.g. only test): the one to point at
+        files = {label: {p for p, _ in per_file[label]} for label in names}
+        partial = [label for label in names if len(files[label]) < len({Path(p) for p in paths})]
+        label = partial[0] if partial else names[-1]
+        path, lineno = found[label]
+        only = f"; {label!r} appears only in {', '.join(sorted(str(p) for p in files[label]))}" if partial else ""
         raise DataError(path, lineno, f"the ERASER files name {len(names)} classes {names[:10]}, but the dataset "
-                        f"has {classes}", f"set datasets.<name>.classes to {len(names)}, or list the names in "
-                        "datasets.<name>.class_names")
+                        f"has {classes}{only}", f"set datasets.<name>.classes to {len(names)}, or list the names in "
+                        "datasets.<name>.class_names, or fix the annotation")
     return names
 
 
