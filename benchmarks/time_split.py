@@ -239,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_input(parser, "--repo", kind="tree", action="append",
                         help="checkout whose Snakefile runs (default: this one); twice: before, after")
     parser.add_argument("--repeat", type=int, default=1, help="runs per checkout (median reported)")
-    add_output(parser, "--keep", kind="folder", help="run in this new folder and keep it (one checkout, one run)")
+    add_output(parser, "--keep", kind="owned", help="run in this new folder and keep it (one checkout, one run)")
     return parser
 
 

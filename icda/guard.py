@@ -18,11 +18,14 @@ paths and the fix), with links (symbolic and hard), ``..`` and trailing slashes 
 
 * a file output that is an input file, lies inside an input folder, is a hard link of a file in
   one, is an existing folder, or is spelled as a folder (a trailing ``/``);
-* a folder output that is an input file or folder, holds one, or lies inside an input folder;
-  an existing file given as a folder output;
+* a folder output that is an input file or folder or lies inside an input folder, and an owned
+  folder output (one the command empties or writes wholly) that holds an input; an existing file
+  given as a folder output;
 * two file outputs that are one file.
 
-Kinds: ``file``; ``folder`` (nothing may be written into it); ``tree`` (an input folder the
+Kinds: ``file``; ``folder`` (an input: nothing may be written into it; an output: the command
+writes named files into it, none of which may replace an input); ``owned`` (an output folder the
+command empties or writes wholly: it may not hold an input either); ``tree`` (an input folder the
 command searches for named files, e.g. ``results/``: an output may lie inside it, but may not
 be it or hold it).
 """
@@ -40,8 +43,8 @@ from typing import Any, Callable, Iterator, Sequence
 from icda.errors import ConfigError
 
 INPUT, OUTPUT = "input", "output"
-FILE, FOLDER, TREE = "file", "folder", "tree"
-KINDS = (FILE, FOLDER, TREE)
+FILE, FOLDER, OWNED, TREE = "file", "folder", "owned", "tree"
+KINDS = (FILE, FOLDER, OWNED, TREE)
 #: the names of standard input/output as a path argument: never checked
 STD_NAMES = ("-", "/dev/stdout", "/dev/stdin", "/dev/fd/0", "/dev/fd/1", "/proc/self/fd/0", "/proc/self/fd/1")
 #: at most this many files of an input folder are compared by inode with a file output
@@ -66,8 +69,8 @@ def _declare(container: Any, role: str, flags: Sequence[str], kind: str, when: C
              reads_when: Callable | None, kwargs: dict) -> argparse.Action:
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: one of {KINDS}")
-    if kind == TREE and role == OUTPUT:
-        raise ValueError("an output is a file or a folder")
+    if kind == TREE and role == OUTPUT or kind == OWNED and role == INPUT:
+        raise ValueError("an output is a file, a folder or an owned folder; an input a file, a folder or a tree")
     kwargs.setdefault("type", ArgPath)
     action = container.add_argument(*flags, **kwargs)
     action.icda_role = role
@@ -106,7 +109,9 @@ def add_output(parser: Any, *flags: str, kind: str = FILE, when: Callable[[argpa
 
     Args:
         parser: a parser, an argument group or a mutually exclusive group.
-        kind: ``file`` or ``folder``.
+        kind: ``file``; ``folder`` (the command writes named files into it: it may hold inputs,
+            which no write may replace); or ``owned`` (the command empties it or writes all of it,
+            e.g. a prepared data folder or a model folder: it may hold no input either).
         when: a test of the parsed arguments; the declaration counts only where it holds (e.g.
             ``lambda a: a.collect`` for a folder only ``--collect`` writes).
         reads_when: a test of the parsed arguments under which the command reads this path
@@ -174,7 +179,7 @@ def _declared(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list
             kind = action.icda_kind
             if role == OUTPUT and action.icda_reads_when is not None and action.icda_reads_when(args):
                 # read instead of written: an input; a folder is then searched for named files
-                role, kind = INPUT, TREE if kind == FOLDER else kind
+                role, kind = INPUT, TREE if kind in (FOLDER, OWNED) else kind
             option = max(action.option_strings, key=len) if action.option_strings else action.dest
             for path in _values(getattr(args, action.dest, None)):
                 out.append(Declared(option, path, role, kind))
@@ -281,9 +286,11 @@ def check_paths(paths: Sequence[Declared]) -> None:
                 elif real == target:
                     clash = f"is the input folder {_named(inp)}"
             else:
-                if _inside(target, real):
-                    clash = (f"is or holds the input {_named(inp)}: writing the folder would delete or "
-                             "replace it")
+                if real == target:
+                    clash = f"is the input {_named(inp)}: writing the folder would replace or mix with it"
+                elif _inside(target, real) and (out.kind == OWNED or inp.kind == TREE):
+                    clash = (f"holds the input {_named(inp)}: writing the folder would delete, replace or mix "
+                             "with it")
                 elif inp.kind == FOLDER and _inside(real, target):
                     clash = f"lies inside the input folder {_named(inp)}: its files would be mixed with"
             if clash:
@@ -307,13 +314,14 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 # --------------------------------------------------------------------------- while the command runs
 
-_ACTIVE: list[list[Declared]] = []
+_ACTIVE: list[list[tuple[Declared, Path, tuple[int, int] | None]]] = []
 
 
 @contextlib.contextmanager
 def guarding(paths: Sequence[Declared]) -> Iterator[None]:
     """While the block runs, :func:`check_write` refuses a write onto one of the input ``paths``."""
-    inputs = [p for p in paths if p.role == INPUT and p.kind != TREE]
+    inputs = [(p, _real(p.path), _inode(p.path) if p.kind == FILE else None)
+              for p in paths if p.role == INPUT and p.kind != TREE]
     _ACTIVE.append(inputs)
     try:
         yield
@@ -333,9 +341,8 @@ def check_write(path: str | Path) -> None:
         return
     real = _real(Path(path))
     node = _inode(Path(path))
-    for inp in _ACTIVE[-1]:
-        target = _real(inp.path)
-        if (real == target or (inp.kind == FILE and node is not None and node == _inode(inp.path))
+    for inp, target, target_node in _ACTIVE[-1]:
+        if (real == target or (node is not None and node == target_node)
                 or (inp.kind == FOLDER and _inside(real, target))):
             raise ConfigError(f"{path}: the command would write over its input {_named(inp)}. Fix: give "
                               "its outputs paths outside its inputs")

@@ -309,7 +309,7 @@ def test_export_eraser_refuses_an_output_that_is_one_of_its_inputs(trained, tmp_
     common = ["--embeddings", str(trained / "embeddings.pt"), "--device", "cpu"]
     argv, option, clash = {
         "out_dir_is_data_dir": (["--data-dir", str(data), "--out-dir", str(data)], "--out-dir",
-                                f"is or holds the input --data-dir {data}"),
+                                f"is the input --data-dir {data}"),
         "predictions_into_model": (["--data-dir", str(data), "--out-dir", str(tmp_path / "e2"), "--model", str(model),
                                     "--predictions", str(model / "model.pt"), "--scores", str(model / "model.json"),
                                     *common], "--predictions", f"lies inside the input folder --model {model}"),

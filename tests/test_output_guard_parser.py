@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from icda import cli
-from icda.guard import FILE, FOLDER, INPUT, OUTPUT, TREE, ArgPath, declared_paths
+from icda.guard import FILE, FOLDER, INPUT, OUTPUT, OWNED, TREE, ArgPath, declared_paths
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted([*REPO.glob("scripts/*.py"), *REPO.glob("benchmarks/*.py")])
@@ -190,7 +190,7 @@ def _argv(parser, program_words, out, inp, out_value, inp_value, root):
 
 def _kind(action: argparse.Action) -> str:
     """The kind of ``action`` as an input (an output folder read under ``reads_when`` is searched: a tree)."""
-    return TREE if action.icda_role == OUTPUT and action.icda_kind == FOLDER else action.icda_kind
+    return TREE if action.icda_role == OUTPUT and action.icda_kind in (FOLDER, OWNED) else action.icda_kind
 
 
 def _variants(out: argparse.Action, inp: argparse.Action, target: Path, root: Path) -> dict[str, str]:
@@ -198,10 +198,14 @@ def _variants(out: argparse.Action, inp: argparse.Action, target: Path, root: Pa
     output and a folder input: a file inside it), the folder holding it, a symbolic link, a
     hard link and a ``..`` detour."""
     direct = target / "input.json" if out.icda_kind == FILE and _kind(inp) == FOLDER else target
-    if out.icda_kind == FOLDER and target.is_file():
-        direct = target.parent  # a folder output holding the input file
+    if out.icda_kind == OWNED and target.is_file():
+        direct = target.parent  # an owned folder output holding the input file
     variants = {"direct": str(direct), "holding folder": str(target.parent) + "/",
                 "dotdot": str(direct.parent / "sub" / ".." / direct.name)}
+    if out.icda_kind == FOLDER and _kind(inp) != TREE:
+        # a folder the command writes named files into may hold inputs (each write is checked
+        # while it runs: test_a_write_onto_an_input_while_a_command_runs_is_refused)
+        variants.pop("holding folder")
     (direct.parent / "sub").mkdir(exist_ok=True)
     link = root / "links" / "symlink"
     link.parent.mkdir(exist_ok=True)

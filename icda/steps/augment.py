@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 from pathlib import Path
 
 from icda.counterfactual import augmented_documents
@@ -62,14 +63,15 @@ def register(sub) -> None:
     add_input(p, "--pools", required=True, help="pools.json of this iteration")
     add_input(p, "--settings", required=True, help="the dataset's settings.json")
     add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset folder")
-    add_output(p, "--out-dir", kind="folder", required=True, help="writes train.jsonl and dev.jsonl")
+    add_output(p, "--out-dir", kind="owned", required=True, help="writes train.jsonl and dev.jsonl")
     p.set_defaults(func=run)
 
 
 def check_iteration(pools: str | Path, out_dir: str | Path) -> None:
     """Refuse an ``augmented/`` output folder of another iteration than ``pools``: where both lie
-    as :mod:`icda.layout` places them (``<iteration>/pools.json``, ``<iteration>/augmented``), the
-    augmented data of iteration k belongs beside its pools (another iteration's would be replaced).
+    as :mod:`icda.layout` places them (``<iteration>/pools.json``, ``<iteration>/augmented``, an
+    iteration folder being ``iter<k>``), the augmented data of iteration k belongs beside its
+    pools (another iteration's would be replaced).
 
     Raises:
         ConfigError: naming both paths and the fix.
@@ -78,7 +80,7 @@ def check_iteration(pools: str | Path, out_dir: str | Path) -> None:
     if pools.name != POOLS_FILE or out_dir.name != AUGMENTED_DIR:
         return
     here, there = Path(os.path.realpath(pools)).parent, Path(os.path.realpath(out_dir)).parent
-    if here != there:
+    if here != there and re.fullmatch(r"iter[0-9]+", there.name):  # (an augmented/ folder elsewhere is no iteration's)
         raise ConfigError(f"--out-dir {out_dir}: is the {AUGMENTED_DIR}/ folder of {there}, not of the iteration of "
                           f"--pools {pools} ({here}): it would replace that iteration's augmented data. Fix: "
                           f"--out-dir {here / AUGMENTED_DIR}")

@@ -522,7 +522,7 @@ def register(sub) -> None:
     p = sub.add_parser("export-eraser", help="ERASER-format export of a split and a selector's rationales, "
                        "with ERASER's metrics", description=command_doc(__doc__, 2))
     add_input(p, "--data-dir", kind="folder", help="prepared dataset folder holding train/dev/test.jsonl")
-    add_output(p, "--out-dir", kind="folder", reads_when=_score_only, required=True, help="the ERASER data directory to write (or read, "
+    add_output(p, "--out-dir", kind="owned", reads_when=_score_only, required=True, help="the ERASER data directory to write (or read, "
                    "with --score-only)")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     src = p.add_mutually_exclusive_group()

@@ -102,7 +102,7 @@ def register(sub) -> None:
                    help="each run's ICDA iteration's choice.json, in the order of --augmented")
     add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset (original dev labels)")
     add_output(p, "--out", required=True, help="icda_dataset.jsonl")
-    add_output(p, "--model-out", kind="folder", help="folder to export the chosen run's ICDA selector to (icda_model)")
+    add_output(p, "--model-out", kind="owned", help="folder to export the chosen run's ICDA selector to (icda_model)")
     add_input(p, "--settings",
                    help="the dataset's settings.json (recorded with an exported candidate that has no model.json)")
     p.set_defaults(func=run)

@@ -434,7 +434,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", help="dataset name under `datasets` in --config")
     add_input(p, "--responses",
                    help="source: llm only: the responses file (default where `generate` writes it)")
-    add_output(p, "--out-dir", kind="folder", required=True,
+    add_output(p, "--out-dir", kind="owned", required=True,
                    help="folder for train/dev/test.jsonl and stats.json")
     p.set_defaults(func=run)
 

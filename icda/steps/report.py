@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "over runs of the rationale precision (percent) per method and dataset.")
     add_input(tables, "--evals", nargs="+", required=True, metavar="FILE",
                         help="eval.json files (iterations and COMP) of every dataset and run")
-    add_output(tables, "--out-dir", kind="folder", required=True, help="e.g. results/tables")
+    add_output(tables, "--out-dir", kind="owned", required=True, help="e.g. results/tables")
     source = tables.add_mutually_exclusive_group()
     add_input(source, "--groups", metavar="JSON",
                         help='table name → datasets, e.g. {"table2_llm": ["connect", '
@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write alpha_<dataset>.png (one line per run) and alpha_all.png.")
     add_input(plots, "--evals", nargs="+", required=True, metavar="FILE",
                        help="eval.json files (iterations and COMP) of every dataset and run")
-    add_output(plots, "--out-dir", kind="folder", required=True, help="e.g. results/plots")
+    add_output(plots, "--out-dir", kind="owned", required=True, help="e.g. results/plots")
     add_input(plots, "--summaries", nargs="*", metavar="JSON",
                        help="run summary.json files: a star marks the iteration each takes as ICDA (default: the last)")
     plots.add_argument("--no-comp", action="store_true",
@@ -113,7 +113,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="the results folder (default: results)")
     add_input(compute, "--summaries", nargs="+", required=True, metavar="JSON",
                          help="<results>/<dataset>/run<r>/summary.json of every run")
-    add_output(compute, "--out-dir", kind="folder", required=True, help="e.g. results/tables")
+    add_output(compute, "--out-dir", kind="owned", required=True, help="e.g. results/tables")
     compute.set_defaults(func=run)
 
     audit = sub.add_parser(
@@ -122,7 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "data_audit.json files `python -m icda audit` writes (icda/report/audit.py).")
     add_input(audit, "--audits", nargs="+", required=True, metavar="JSON",
                        help="results/<dataset>/data_audit.json of every dataset")
-    add_output(audit, "--out-dir", kind="folder", required=True, help="e.g. results/tables")
+    add_output(audit, "--out-dir", kind="owned", required=True, help="e.g. results/tables")
     audit.set_defaults(func=run)
 
     from icda.report.baselines import DRAWS, SEED

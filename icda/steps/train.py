@@ -285,7 +285,7 @@ def register(sub) -> None:
     which.add_argument("--seed", type=int, help="train one model into --out-dir")
     which.add_argument("--candidates", type=candidate, nargs="+", metavar="NAME=SEED",
                        help="train each candidate into --out-dir/NAME, e.g. seed42=42 seed43=43 warm=42")
-    add_output(p, "--out-dir", kind="folder", required=True,
+    add_output(p, "--out-dir", kind="owned", required=True,
                    help="writes model.pt, predictions.json, history.json (with --candidates: per candidate folder)")
     add_input(p, "--pools",
                    help="pools.json of the previous ICDA iteration: train on its kept originals plus "
