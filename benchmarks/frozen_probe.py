@@ -25,7 +25,6 @@ distance between the loop and what the vectors carry.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
 import numpy as np

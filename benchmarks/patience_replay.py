@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import statistics
 from collections import defaultdict
-from pathlib import Path
 
 from icda.records import History
 from icda.settings import Settings

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
-from pathlib import Path
 
 from icda.data.document import read_split
 from icda.metrics import rationale_metrics
