@@ -39,6 +39,7 @@ import tempfile
 from pathlib import Path
 
 import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
+from icda.guard import add_input, parse_arguments  # noqa: E402
 import numpy as np
 import yaml
 
@@ -105,14 +106,19 @@ def embed_per_document(results: Path, dataset: str) -> float:
     return cpu / documents
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 2000, 8000, 16000])
-    parser.add_argument("--real-run", type=Path,
+    add_input(parser, "--real-run", kind="tree",
                         help="a finished run's results folder: epochs per candidate and the embedding's cost "
                              "(default: the synthetic runs')")
     parser.add_argument("--embed-dataset", default="restaurant", help="with --real-run: whose embedding cost to scale")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
     rows = {n: measure(n) for n in args.sizes}
     print("| training documents | embed CPU s | MMI (iteration 0) CPU s | epochs/candidate | "
           "one ICDA iteration CPU s | epochs/candidate | CPU s per candidate-epoch |")

@@ -53,6 +53,7 @@ from icda.kernels import FIXED_ENVIRONMENT, kernel_path, openblas_core
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings
 from icda.train import drop_sentences, shuffle_sentences, trim
+from icda.guard import parse_arguments  # noqa: E402
 
 CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/config.yaml").read_text())
 
@@ -85,7 +86,8 @@ def epoch_cpu_seconds(model: RationaleNetwork, ids: torch.Tensor, labels: torch.
     return time.process_time() - start
 
 
-def main() -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=2048, help="training documents per epoch")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the fastest is kept")
@@ -93,7 +95,11 @@ def main() -> None:
     parser.add_argument("--readouts", action="store_true", help="the selector's read-outs (default batch)")
     parser.add_argument("--one-epoch", action="store_true", help=argparse.SUPPRESS)  # a --kernels round
     parser.add_argument("--onednn-off", action="store_true", help=argparse.SUPPRESS)  # with --one-epoch
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
     if args.kernels:
         return compare_kernel_paths(args.documents, args.repeat)
     torch.set_num_threads(1)  # as a workflow job with train_threads: 1

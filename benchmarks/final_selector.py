@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -65,8 +65,9 @@ from icda.errors import DataError, IcdaError, rebuild_fix  # noqa: E402
 from icda.io import check_output, check_output_dir, read_json_file  # noqa: E402
 from icda.loading import Workspace, load_settings, open_workspace  # noqa: E402
 from icda.model_selection import ensemble_window, majority_vote  # noqa: E402
-from icda.records import Choice  # noqa: E402
+from icda.records import Choice, Predictions  # noqa: E402
 from icda.train import predict, trim  # noqa: E402
+from icda.guard import add_input, add_output, parse_arguments  # noqa: E402
 
 SELECTORS = ("chosen", "vote", "mean_scores", "mean_scores_fresh", "candidates", "mean_scores_last3", "ensemble")
 #: the selectors ``icda.final_selector`` offers, replayed at every iteration (their curves)
@@ -115,18 +116,19 @@ def _members(run: Path, choice: dict, ws: Workspace, ids: torch.Tensor) -> dict[
 def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_name: str = "dev") -> dict[str, float] | None:
     """{selector: precision %} on ``split_name`` of the run's last iteration (None: unfinished, or
     a candidate's files are gone)."""
-    iterations = sorted(run.glob("iter*/converge.json"), key=lambda p: int(p.parent.name[4:]))
+    iterations = sorted((p for p in run.glob("iter*/converge.json") if re.fullmatch(r"iter[0-9]+", p.parent.name)),
+                        key=lambda p: int(p.parent.name[4:]))
     if not iterations or not _stopped(iterations[-1]):
         return None
     mmi = _mmi_positions(run, split_name)
     if mmi is None:
         return None
-    choice = json.loads((iterations[-1].parent / "choice.json").read_text())
+    choice = Choice.read(iterations[-1].parent / "choice.json").to_json()
     k = ws.settings.model.k
     chosen = choice["chosen"]["name"]
-    positions = {c["name"]: json.loads((_folder(run, c["candidate_dir"]) / "predictions.json").read_text())[split_name]["positions"]
+    positions = {c["name"]: _positions(_folder(run, c["candidate_dir"]) / "predictions.json", split_name)
                  for c in choice["candidates"]}
-    window = [_members(run, json.loads((p.parent / "choice.json").read_text()), ws, ids)
+    window = [_members(run, Choice.read(p.parent / "choice.json").to_json(), ws, ids)
               for p in iterations[1:][-3:] or iterations[-1:]]
     if any(w is None for w in window):
         return None
@@ -134,8 +136,8 @@ def replay_run(run: Path, ws: Workspace, split: Split, ids: torch.Tensor, split_
     reported = dict.fromkeys(WINDOWED, Choice.read(iterations[0].parent / "choice.json"))
     for p in iterations[1:]:
         current = Choice.read(p.parent / "choice.json")
-        curves["chosen"].append(split.precision(json.loads(
-            (_folder(run, current.chosen.candidate_dir) / "predictions.json").read_text())[split_name]["positions"]))
+        curves["chosen"].append(split.precision(_positions(
+            _folder(run, current.chosen.candidate_dir) / "predictions.json", split_name)))
         for name in WINDOWED:
             reported[name] = dataclasses.replace(current, ensemble=ensemble_window(current, reported[name], name))
             models = ws.load_models([_folder(run, str(m)) for m in reported[name].reported_models])
@@ -173,7 +175,8 @@ def _stopped(path: Path) -> bool:
 
 def _runs(root: Path) -> list[Path]:
     """The run folders under a RESULTS_DIR (``<dataset>/run*`` beside ``<dataset>/settings.json``)."""
-    return [run for folder in sorted(p.parent for p in root.glob("*/settings.json")) for run in sorted(folder.glob("run*"))]
+    return [run for folder in sorted(p.parent for p in root.glob("*/settings.json")) for run in sorted(folder.glob("run*"))
+            if run.is_dir() and re.fullmatch(r"run[1-9][0-9]*", run.name)]
 
 
 def write_runs(table: dict[str, list[dict]], out: Path) -> None:
@@ -185,8 +188,14 @@ def write_runs(table: dict[str, list[dict]], out: Path) -> None:
 
 def _mmi_positions(run: Path, split_name: str = "dev") -> list[list[int]] | None:
     """The MMI selector's rationales on ``split_name`` (None: its files are gone)."""
-    path = _folder(run, json.loads((run / "iter0" / "choice.json").read_text())["chosen"]["candidate_dir"]) / "predictions.json"
-    return json.loads(path.read_text())[split_name]["positions"] if path.exists() else None
+    path = _folder(run, str(Choice.read(run / "iter0" / "choice.json").candidate_path)) / "predictions.json"
+    return _positions(path, split_name) if path.exists() else None
+
+
+def _positions(path: Path, split_name: str) -> list[list[int]]:
+    """A predictions.json's rationale positions on ``split_name``, read through
+    :class:`icda.records.Predictions` (a missing, empty, truncated or malformed file: DataError)."""
+    return [list(p) for p in getattr(Predictions.read(path), split_name).positions]
 
 
 def replay(results: list[Path], split_name: str = "dev") -> dict[str, list[dict[str, float]]]:
@@ -254,14 +263,21 @@ def summary(table: dict[str, list[dict[str, float]]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="+", type=Path, help="robustness.py folders or workflow results/")
+    add_input(parser, "results", kind="folder", nargs="+",
+              help="workflow results/ folders (<dataset>/run*/ beside <dataset>/settings.json), e.g. a "
+                   "robustness.py run's <out>/fixed/results; not the robustness.py --out folder itself")
     parser.add_argument("--split", choices=["dev", "test"], default="dev", help="the split scored (default dev)")
-    parser.add_argument("--runs-csv", type=Path, metavar="DIR",
+    add_output(parser, "--runs-csv", kind="folder", metavar="DIR",
                         help="also write DIR/runs.csv in benchmarks/robustness.py's format, every run as the "
                              "ensemble reports it (MMI: its chosen candidate; CDA, ICDA, curve: the ensemble)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(build_parser(), argv)
     try:
         if args.runs_csv:
             for root in args.results:  # neither inside a results folder nor a folder holding one (robustness.py's)

@@ -25,7 +25,6 @@ distance between the loop and what the vectors carry.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import icda  # noqa: F401  (first: the kernel path's variables before torch loads numpy's BLAS)
 import numpy as np
@@ -36,6 +35,7 @@ from icda.data.document import read_split
 from icda.embed import EmbeddingCache
 from icda.errors import IcdaError
 from icda.metrics import rationale_metrics
+from icda.guard import add_input, parse_arguments  # noqa: E402
 
 #: the probe strengths of the read-out table (``--readouts``)
 READOUT_CS = (1.0, 10.0, 100.0)
@@ -97,15 +97,20 @@ def readouts(cache: EmbeddingCache, sentences: list[str], doc_of: np.ndarray) ->
     }
 
 
-def main() -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", type=Path, help="a dataset's results folder (data/, embeddings.pt)")
+    add_input(parser, "results", kind="tree", help="a dataset's results folder (data/, embeddings.pt)")
     parser.add_argument("--split", default="test", help="an annotated split (default test)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--c", type=float, default=1.0, help="the probe's inverse L2 strength (not tuned)")
     parser.add_argument("--readouts", action="store_true",
                         help=f"also probe four read-outs of one encoder pass at C {READOUT_CS}")
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
     if not args.results.is_dir():
         raise SystemExit(f"frozen_probe: {args.results}: no such folder. Fix: give a dataset's results folder of a "
                          "run of the workflow (data/, embeddings.pt)")

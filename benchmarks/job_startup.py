@@ -19,6 +19,9 @@ import subprocess
 import sys
 import time
 
+import icda  # noqa: F401  (the repository's package on sys.path)
+from icda.guard import parse_arguments
+
 SETTINGS = "import icda.settings; icda.settings.Settings.from_dict({})"  # as Settings.load does
 #: what each command imports (its module, icda/steps/<command>.py, and what its ``run`` imports)
 COMMANDS = {
@@ -39,10 +42,15 @@ def seconds(code: str) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="interleaved rounds; the fastest is kept")
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
     best = {name: float("inf") for name in COMMANDS}
     for _ in range(args.repeat):
         for name, code in COMMANDS.items():

@@ -45,6 +45,7 @@ from icda.layout import (CHOICE_FILE, EVAL_FILE, POOLS_FILE, RUN_SUMMARY_FILE, a
                          predictions_path)
 from icda.metrics import rationale_metrics
 from icda.records import Choice, Evaluation, Pools, Predictions, RunSummary
+from icda.guard import add_input, add_output, parse_arguments
 
 # --------------------------------------------------------------------------- the lexicons
 # Hotel lexicons: whole words or phrases, case-insensitive, each also with the endings -s, -es,
@@ -369,12 +370,17 @@ def report(folders: list[Path], unfinished: bool) -> str:
     return "\n\n".join(out) + "\n"
 
 
-def main(argv=None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="+", type=Path, help="results/<dataset> folders")
+    add_input(parser, "results", kind="tree", nargs="+", help="results/<dataset> folders")
     parser.add_argument("--unfinished", action="store_true", help="also read runs without a summary.json")
-    parser.add_argument("--out", type=Path, help="also write the report here")
-    args = parser.parse_args(argv)
+    add_output(parser, "--out", help="also write the report here")
+    return parser
+
+
+def main(argv=None) -> None:
+    args = parse_arguments(build_parser(), argv)
     text = "# Where location's points go (benchmarks/location_account.py)\n\n" + report(args.results, args.unfinished)
     sys.stdout.write(text)
     if args.out:

@@ -35,7 +35,6 @@ RESULTS_DIR: a Snakemake ``results/`` folder (e.g. ../bench/after/fixed/results)
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -43,9 +42,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import final_selector  # noqa: E402
 import robustness  # noqa: E402
-from loop_diagnostics import run_rows  # noqa: E402
+from loop_diagnostics import RUN_NAME, run_rows  # noqa: E402
 
+from icda.errors import DataError, IcdaError  # noqa: E402
+from icda.guard import add_input, parse_arguments  # noqa: E402
 from icda.model_selection import Signals, final_iteration  # noqa: E402
+from icda.records import Decision  # noqa: E402
+from icda.settings import Settings  # noqa: E402
 
 FINAL_RULES = ("last", "agreement", "delta_a", "original_dev_loss", "original_dev_accuracy", "rationale_probe",
                "agreement_guard")
@@ -57,7 +60,9 @@ def runs_of(results: list[Path]) -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     for root in results:
         for run in sorted(root.glob("*/run*")):
-            if any(json.loads(c.read_text())["stop"] for c in run.glob("iter*/converge.json")):
+            if not (run.is_dir() and RUN_NAME.fullmatch(run.name)):
+                continue  # a copy such as run1.bak is no run
+            if any(Decision.read(c).stop for c in run.glob("iter*/converge.json")):
                 out.setdefault(run.parent.name, []).append(run)
     return out
 
@@ -70,8 +75,10 @@ def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
         for run in folders:
             try:
                 rows = run_rows(run)
-            except FileNotFoundError as missing:  # a candidate's files were deleted (a rerun began)
-                print(f"skipped {run}: {missing.filename} is gone", file=sys.stderr)
+            except DataError as missing:  # a candidate's files were deleted (a rerun began)
+                if missing.problem != "file not found":
+                    raise
+                print(f"skipped {run}: {missing.path} is gone", file=sys.stderr)
                 continue
             if rows[0]["dev"] is None:
                 continue  # no dev ground truth
@@ -79,18 +86,24 @@ def replay(runs: dict[str, list[Path]]) -> dict[str, dict[str, list[float]]]:
                 if r.get("by_agree") is not None:
                     m.setdefault("candidate_choice=loss", []).append(r["by_loss"])
                     m.setdefault("candidate_choice=agreement", []).append(r["by_agree"])
-            vote_used = json.loads((run.parent / "settings.json").read_text())["icda"].get("pool_source") == "vote"
+            vote_used = Settings.load(run.parent / "settings.json").icda.pool_source == "vote"
             for r in rows:
                 if r.get("pool") is None:
                     continue
                 own, other = (r["pool"] + r["swap"]) / 2, (r["pool_other"] + r["swap_other"]) / 2
                 m.setdefault("pool_source=vote", []).append(own if vote_used else other)
                 m.setdefault("pool_source=chosen", []).append(other if vote_used else own)
-            last = json.loads((run / f"iter{len(rows) - 1}" / "converge.json").read_text())
+            last = Decision.read(run / f"iter{len(rows) - 1}" / "converge.json").to_json()
             # runs of code that did not record the fresh candidates' agreement get it from their files
-            signals = [Signals(**(s | {"agreement": s.get("agreement", rows[s["iteration"]]["agree"]),
-                                       "rationale_probe": s.get("rationale_probe") or _fraction(rows[s["iteration"]]["probe"])}))
-                       for s in last["signals"]]
+            try:
+                signals = [Signals(**(s | {"agreement": s.get("agreement", rows[s["iteration"]]["agree"]),
+                                           "rationale_probe": s.get("rationale_probe")
+                                           or _fraction(rows[s["iteration"]]["probe"])}))
+                           for s in last["signals"]]
+            except (TypeError, KeyError, IndexError) as exc:
+                raise DataError(run / f"iter{len(rows) - 1}" / "converge.json", None, f"its signals are not the "
+                                f"loop's signals of the run's {len(rows)} iterations ({exc!r})",
+                                "rerun the run's converge steps") from None
             best = max(r["dev"] for r in rows[: len(signals)])
             for rule in FINAL_RULES:
                 k, _ = final_iteration(signals, rule)
@@ -131,7 +144,7 @@ def replay_max_iters(results: list[Path], table: dict[str, dict[str, list[float]
     ``results`` that ran to iteration 10 with the stop rule off."""
     for root in results:
         settings = sorted(root.glob("*/settings.json"))
-        if not settings or json.loads(settings[0].read_text())["icda"]["stop_delta_a"] != 0:
+        if not settings or Settings.load(settings[0]).icda.stop_delta_a != 0:
             continue
         # one replay at ΔA < 0.1; stopping at M as well takes iteration min(settled, M)
         for row in robustness.run_rows(root.parents[1], stop_delta_a=0.1, split="dev"):
@@ -179,19 +192,29 @@ def lodo(table: dict[str, dict[str, list[float]]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="+", type=Path, help="Snakemake results/ folders of finished runs")
+    add_input(parser, "results", kind="tree", nargs="+", help="Snakemake results/ folders of finished runs")
     parser.add_argument("--final-choice-only", action="store_true",
                         help="replay the final choice (and the other loop rules) but not final_selector and max_iters")
-    args = parser.parse_args(argv)
-    runs = runs_of(args.results)
-    if not runs:
-        parser.error(f"no finished run under {', '.join(map(str, args.results))}")
-    table = replay(runs)
-    if not args.final_choice_only:
-        replay_final_selector(args.results, table)
-        replay_max_iters(args.results, table)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parse_arguments(parser, argv)
+    try:
+        runs = runs_of(args.results)
+        if not runs:
+            parser.error(f"no finished run under {', '.join(map(str, args.results))}")
+        table = replay(runs)
+        if not args.final_choice_only:
+            replay_final_selector(args.results, table)
+            replay_max_iters(args.results, table)
+    except IcdaError as exc:
+        print(f"lodo: {exc}", file=sys.stderr)
+        return 2
     print(lodo(table))
     print()
     print(final_choice_table(table))

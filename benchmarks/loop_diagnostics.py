@@ -32,8 +32,9 @@ synthetic: the aspect sentence); datasets without it show "-".
 
 from __future__ import annotations
 
+import argparse
 import itertools
-import json
+import re
 import statistics
 import sys
 from dataclasses import dataclass
@@ -43,13 +44,53 @@ import numpy as np
 
 from icda.counterfactual import build_plan
 from icda.embed import EmbeddingCache
+from icda.errors import DataError, IcdaError, rebuild_fix
+from icda.guard import add_input, parse_arguments
+from icda.io import read_json_file, read_jsonl
 from icda.metrics import rationale_metrics
 from icda.model_selection import agreement, majority_vote
 from icda.rationale_probe import probe_accuracy, rationale_vectors
+from icda.records import Choice, Pools, Predictions, Record
+from icda.settings import Settings
+
+
+#: a run folder's name (<results>/<dataset>/run<N>)
+RUN_NAME = re.compile(r"run[1-9][0-9]*")
 
 
 def _lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.open(encoding="utf-8")]
+    """A prepared split's records (one JSON object a line; a missing, truncated or malformed file
+    is a DataError naming its line)."""
+    def record(obj):
+        if not isinstance(obj, dict) or not isinstance(obj.get("sentences"), list):
+            raise ValueError("no sentences")
+        return obj
+
+    if not path.is_file():
+        raise DataError(path, None, "file not found", "give a run folder of a finished workflow (<results>/<dataset>/run<N>)")
+    return read_jsonl(path, record, "a prepared document", "rerun `python -m icda prepare`")
+
+
+def _read(path: Path, record: type[Record]) -> dict:
+    """The JSON object of a run's file, checked as ``record`` (:mod:`icda.records`: a missing,
+    empty, truncated or malformed file is a DataError naming it)."""
+    record.read(path)
+    return read_json_file(path, f"run the step that writes it first (`python -m icda {record.COMMAND}`)",
+                          rebuild_fix(path, record.COMMAND))
+
+
+def _settings(dataset: Path) -> dict:
+    """A dataset's settings.json as a dict with every default, checked (:meth:`icda.settings.Settings.load`)."""
+    return Settings.load(dataset / "settings.json").to_dict()
+
+
+def check_run(run: Path) -> Path:
+    """``run`` if it is a run folder (``<results>/<dataset>/run<N>`` beside the dataset's
+    settings.json), else a DataError naming it (e.g. a results/ folder given instead)."""
+    if not (RUN_NAME.fullmatch(run.name) and run.is_dir() and (run.parent / "settings.json").is_file()):
+        raise DataError(run, None, "is not a run folder (<results>/<dataset>/run<N> beside <dataset>/settings.json)",
+                        "give run folders, e.g. results/restaurant/run1")
+    return run
 
 
 @dataclass
@@ -81,7 +122,7 @@ class Probe:
         if not (dataset / "embeddings.pt").exists():
             return None  # fine-tuning mode: no frozen vectors
         cache = EmbeddingCache.load(dataset / "embeddings.pt")
-        n = json.loads((dataset / "settings.json").read_text())["encoder"]["max_sentences"]
+        n = _settings(dataset)["encoder"]["max_sentences"]
         return cls(cache.vectors.numpy(), {s: [[cache.index[t] for t in d["sentences"][:n]] for d in docs]
                                            for s, docs in documents.items()},
                    {s: [d["label"] for d in docs] for s, docs in documents.items()})
@@ -96,12 +137,12 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
     it = run / f"iter{k}"
     if not (it / "choice.json").exists():
         return None
-    choice = json.loads((it / "choice.json").read_text())
+    choice = _read(it / "choice.json", Choice)
     preds = {}
     for c in choice["candidates"]:
         path = Path(c["candidate_dir"])
         path = path if path.is_absolute() else run.parents[2] / path
-        preds[c["name"]] = json.loads((path / "predictions.json").read_text())
+        preds[c["name"]] = _read(path / "predictions.json", Predictions)
     chosen = choice["chosen"]["name"]
     lowest = min(choice["candidates"], key=lambda c: c["score"])["name"]
     fresh = [n for n in preds if n != "warm"]
@@ -121,7 +162,7 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
             return statistics.mean(agreement(dev_sel[name], dev_sel[f]) for f in fresh if f != name)
         row["by_agree"] = dev.precision(dev_sel[max(preds, key=mean_agreement)])
     if (it / "pools.json").exists():
-        plan = json.loads((it / "pools.json").read_text())["train"]["plan"]
+        plan = _read(it / "pools.json", Pools)["train"]["plan"]
         row["pool"], row["swap"] = plan_precision(plan["pools"], plan["kept"], plan["positions"], splits["train"])
         row["pool_by_class"] = {c: splits["train"].precision([[p] for _, p in refs], [d for d, _ in refs])
                                 for c, refs in sorted(plan["pools"].items())}
@@ -166,18 +207,28 @@ def pools_if_chosen(preds: dict, chosen: str, fresh: list[str], train: Split, ic
 
 
 def run_rows(run: Path) -> list[dict]:
+    """Per iteration of the run folder ``run``, its dev diagnostics.
+
+    Raises:
+        DataError: ``run`` is not a run folder; a file of it is missing, empty, truncated or
+            malformed (naming it).
+    """
+    check_run(run)
     data = run.parent / "data"
     documents = {split: _lines(data / f"{split}.jsonl") for split in ("train", "dev")}
     splits = {split: Split([None if d.get("rationale") is None else frozenset(d["rationale"]) for d in docs],
                            [len(d["sentences"]) for d in docs])
               for split, docs in documents.items()}
-    icda = json.loads((run.parent / "settings.json").read_text())["icda"]
+    icda = _settings(run.parent)["icda"]
     labels = [d["label"] for d in documents["train"]]
     probe = Probe.of(run.parent, documents)
     rows, k = [], 0
     while (row := iteration_row(run, k, splits, icda, labels, probe)) is not None:
         rows.append(row)
         k += 1
+    if not rows:
+        raise DataError(run / "iter0" / "choice.json", None, "file not found: the run has no chosen iteration",
+                        "give a run whose iteration 0 has been selected (or wait for it)")
     return rows
 
 
@@ -194,7 +245,8 @@ def diagnostics_table(runs: list[Path]) -> str:
              "| dev acc | pool | pool per class | swap | pool (other) | swap (other) | pool per class if chosen | averaged |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
-        name = f"{run.parents[2].name}/{run.parent.name}/{run.name}"
+        check_run(run)
+        name = f"{run.resolve().parents[2].name}/{run.parent.name}/{run.name}"
         for r in run_rows(run):
             lines.append(f"| {name} | {r['k']} | {r['chosen']} | {_f(r['dev'])} | {' '.join(_f(v) for v in r['fresh'])}"
                          f" | {_f(r['vote'])} | {_f(r.get('by_agree'))} | {_f(r['agree'] and 100 * r['agree'])} "
@@ -208,9 +260,20 @@ def diagnostics_table(runs: list[Path]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
-    import argparse
-
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("runs", nargs="+", type=Path, help="run folders (<results>/<dataset>/run<N>)")
-    print(diagnostics_table(parser.parse_args().runs))
+    add_input(parser, "runs", kind="tree", nargs="+", help="run folders (<results>/<dataset>/run<N>)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
+    try:
+        print(diagnostics_table(args.runs))
+    except IcdaError as exc:
+        raise SystemExit(f"loop_diagnostics: {exc}") from None
+
+
+if __name__ == "__main__":
+    main()

@@ -20,6 +20,7 @@ split's ground truth and selects nothing.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -28,6 +29,7 @@ import torch
 
 from icda.data.document import Document, read_split
 from icda.eraser_metrics import faithfulness
+from icda.guard import add_input, parse_arguments
 from icda.loading import load_settings, open_workspace
 from icda.metrics import rationale_metrics
 from icda.records import Choice
@@ -102,12 +104,20 @@ def signals_table(runs: list[Path]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
-    import argparse
-
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("runs", nargs="+", type=Path, help="run folders (<results>/<dataset>/run<N>)")
+    add_input(parser, "runs", kind="tree", nargs="+", help="run folders (<results>/<dataset>/run<N>)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
     try:
-        print(signals_table(parser.parse_args().runs))
+        print(signals_table(args.runs))
     except FileNotFoundError as exc:
-        parser.error(str(exc))
+        raise SystemExit(f"model_signals: {exc}") from None
+
+
+if __name__ == "__main__":
+    main()

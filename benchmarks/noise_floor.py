@@ -28,6 +28,7 @@ from icda.layout import CONVERGE_FILE, iteration_dir
 from icda.model_selection import Signals
 from icda.records import Decision
 from icda.settings import Settings
+from icda.guard import add_input, parse_arguments
 
 
 def last_decision(run: Path) -> Decision | None:
@@ -83,10 +84,15 @@ def table(results: list[Path]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="+", type=Path, help="workflow results/ folders")
-    args = parser.parse_args(argv)
+    add_input(parser, "results", kind="tree", nargs="+", help="workflow results/ folders")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(build_parser(), argv)
     try:
         print(table(args.results))
     except IcdaError as exc:

@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 import statistics
 from collections import defaultdict
-from pathlib import Path
 
 from icda.records import History
 from icda.settings import Settings
 from icda.steps.train import keeps_initial
 from icda.train import EarlyStopping, EpochRecord
+from icda.guard import add_input, parse_arguments
 
 
 def replay(history: History, patience: int, keep_initial: bool) -> tuple[EpochRecord, int]:
@@ -38,11 +38,16 @@ def replay(history: History, patience: int, keep_initial: bool) -> tuple[EpochRe
     return stopping.kept, trained
 
 
-def main() -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", nargs="+", type=Path, help="results folders of finished runs")
+    add_input(parser, "results", kind="tree", nargs="+", help="results folders of finished runs")
     parser.add_argument("--patience", type=int, default=2, help="the smaller patience to replay")
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
     rows = defaultdict(list)
     settings = {}  # results/<dataset>/settings.json, read once per dataset
     for folder in args.results:

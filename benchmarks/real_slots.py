@@ -24,6 +24,7 @@ import yaml
 from icda.model import CachedSentences, RationaleNetwork
 from icda.settings import ModelSettings
 from icda.train import drop_sentences, shuffle_sentences, trim
+from icda.guard import parse_arguments  # noqa: E402
 
 #: the network of config/config.yaml; --d-model, --dff and --layers override it
 DEFAULT_MODEL = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/config.yaml").read_text())["model"]
@@ -53,7 +54,8 @@ def step_seconds(model: RationaleNetwork, data: list[torch.Tensor], labels: torc
     return (time.perf_counter() - start) / len(data)
 
 
-def main() -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--d-model", type=int, default=DEFAULT_MODEL["d_model"])
     parser.add_argument("--dff", type=int, default=DEFAULT_MODEL["dff"])
@@ -61,7 +63,11 @@ def main() -> None:
     parser.add_argument("--max-sentences", type=int, default=16)
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the fastest is kept")
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
     torch.set_num_threads(1)  # as a workflow job with train_threads: 1
     generator = torch.Generator().manual_seed(0)
     settings = ModelSettings(**DEFAULT_MODEL | {"d_model": args.d_model, "dff": args.dff, "layers": args.layers})

@@ -39,6 +39,7 @@ import csv
 import dataclasses
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -48,12 +49,15 @@ from pathlib import Path
 
 import yaml
 
-from icda.io import atomic_path
+from icda.errors import DataError, IcdaError
+from icda.io import atomic_path, read_yaml
 from icda.kernels import FIXED_ENVIRONMENT
 from icda.model_selection import Signals, final_iteration
 from icda.layout import CHOICE_FILE, EVAL_FILE, iteration_dir, predictions_path
+from icda.records import Choice, Decision, Evaluation
 from icda.settings import FINAL_CHOICES, Settings
 from icda.steps.evaluate import evaluate_predictions
+from icda.guard import add_input, add_output, parse_arguments
 
 REPO = Path(__file__).resolve().parents[1]
 # The two kernel paths: the fixed one (the default) and this machine's native one.
@@ -106,8 +110,35 @@ def _data_dir(configfiles: list[str]) -> str | None:
     return None if data_dir is None else str(Path(data_dir).resolve())
 
 
-def _read(path: Path):
-    return json.loads(path.read_text(encoding="utf-8"))
+#: a run folder's name: run<N> (a copy such as run1.bak is no run)
+RUN_NAME = re.compile(r"run([1-9][0-9]*)")
+
+
+def _seed_sets(work: Path) -> list[list[int]]:
+    """The seed sets of a kernel path's ``benchmark.yaml`` (written by :func:`run_path`), checked.
+
+    Raises:
+        DataError: it is not YAML or its ``runs`` is not a list of seed lists.
+    """
+    path = work / "benchmark.yaml"
+    config = read_yaml(path, "run benchmarks/robustness.py without --report-only first")
+    runs = config.get("runs") if isinstance(config, dict) else None
+    if not isinstance(runs, list) or not runs or not all(
+            isinstance(r, list) and r and all(isinstance(x, int) and not isinstance(x, bool) for x in r) for r in runs):
+        raise DataError(path, None, f"runs is {json.dumps(runs)[:60]}, not a list of seed lists",
+                        "delete the folder's benchmark.yaml and run benchmarks/robustness.py again (it rewrites it)")
+    return runs
+
+
+def _decisions(run: Path) -> list[Decision]:
+    """The run's converge.json files, iteration 0 on, up to the first that stops (each read
+    through :class:`icda.records.Decision`: a truncated or malformed one is an error)."""
+    decisions: list[Decision] = []
+    while (run / f"iter{len(decisions)}" / "converge.json").exists():
+        decisions.append(Decision.read(run / f"iter{len(decisions)}" / "converge.json"))
+        if decisions[-1].stop:
+            break
+    return decisions
 
 
 def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | None = None,
@@ -127,23 +158,28 @@ def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | N
         work = out / path
         if not (work / "benchmark.yaml").exists():
             continue
-        sets = yaml.safe_load((work / "benchmark.yaml").read_text(encoding="utf-8"))["runs"]
-        for run in sorted(work.glob("results/*/run*")):
-            decisions = []
-            while (run / f"iter{len(decisions)}" / "converge.json").exists():
-                decisions.append(_read(run / f"iter{len(decisions)}" / "converge.json"))
-                if decisions[-1]["stop"]:
-                    break
-            if not decisions or not decisions[-1]["stop"]:
+        sets = _seed_sets(work)
+        for run in sorted(p for p in work.glob("results/*/run*") if p.is_dir() and RUN_NAME.fullmatch(p.name)):
+            number = int(run.name.removeprefix("run"))
+            if number > len(sets):
+                raise DataError(run, None, f"run {number} is not among the {len(sets)} seed sets of "
+                                f"{work / 'benchmark.yaml'}", "remove the folder, or give the --out it belongs to")
+            decisions = _decisions(run)
+            if not decisions or not decisions[-1].stop:
                 continue  # not finished
             last = decisions[-1]
-            k, why = last["final_iteration"], last.get("final_reason") or last["reason"]
+            if last.final_iteration is None or not 0 <= last.final_iteration < len(decisions):
+                raise DataError(run / f"iter{len(decisions) - 1}" / "converge.json", None,
+                                f"final_iteration {last.final_iteration} is not one of the run's iterations "
+                                f"0-{len(decisions) - 1}", "rerun the run's converge step")
+            k, why = last.final_iteration, last.final_reason or last.reason
+            signals = _recorded(run, last.signals)
             if stop_delta_a is not None:
-                settled = [s["iteration"] for s in last["signals"]
-                           if s["iteration"] >= 1 and s["delta_A"] < stop_delta_a]
+                settled = [s.iteration for s in signals
+                           if s.iteration >= 1 and s.delta_A is not None and s.delta_A < stop_delta_a]
                 if settled and settled[0] < len(decisions) - 1:
                     decisions, k = decisions[: settled[0] + 1], settled[0]
-                    why = f"replayed: ΔA {last['signals'][k]['delta_A']:.3f} < {stop_delta_a}"
+                    why = f"replayed: ΔA {signals[k].delta_A:.3f} < {stop_delta_a}"
             if max_iters is not None and len(decisions) - 1 > max_iters:
                 decisions, k, why = decisions[: max_iters + 1], max_iters, f"replayed: max_iters {max_iters}"
             if split == "dev":
@@ -153,8 +189,12 @@ def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | N
             else:
                 curve = [100 * _test_precision(run, k) for k in range(len(decisions))]
             if final_choice is not None:
-                k, why = final_iteration(_signals(run, decisions[-1]["signals"], final_choice), final_choice)
-            number = int(run.name.removeprefix("run"))
+                k, why = final_iteration(_signals(run, decisions[-1].signals, final_choice), final_choice)
+            bad = [(i, v) for i, v in enumerate(curve) if not (isinstance(v, (int, float)) and 0 <= v <= 100)]
+            if bad or not 0 <= k < len(curve):
+                raise DataError(run, None, f"iteration {bad[0][0]}'s precision is {bad[0][1]!r}, not a percentage"
+                                if bad else f"ICDA iteration {k} is beyond its {len(curve)} iterations",
+                                "rerun the run's evaluate steps (snakemake --forcerun evaluate)")
             rows.append({"dataset": run.parent.name, "path": path, "seeds": sets[number - 1], "run": number,
                          "curve": curve, "icda_iteration": k, "why": why,
                          "MMI": curve[0], "CDA": curve[min(1, len(curve) - 1)], "ICDA": curve[k], "dir": str(run),
@@ -162,10 +202,31 @@ def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | N
     return rows
 
 
+def _recorded(run: Path, recorded: list) -> list[Signals]:
+    """The signals a converge.json records, checked: objects of :class:`Signals`' fields with
+    numbers (or null) where it holds numbers.
+
+    Raises:
+        DataError: naming the run.
+    """
+    try:
+        signals = [Signals(**x) for x in recorded]
+    except TypeError as exc:
+        raise DataError(run, None, f"a converge.json's signals are not the loop's signals ({exc})",
+                        "rerun the run's converge steps") from None
+    for s in signals:
+        for name, value in dataclasses.asdict(s).items():
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or value != value):
+                raise DataError(run, None, f"a converge.json's signal {name} of iteration {s.iteration} is "
+                                f"{value!r}, not a number", "rerun the run's converge steps")
+    return signals
+
+
 def _signals(run: Path, recorded: list[dict], final_choice: str) -> list[Signals]:
     """A run's recorded signals; the rationale probe, where the run's code did not record it,
     recomputed from its files (``loop_diagnostics.Probe``, the same function training calls)."""
-    signals = [Signals(**x) for x in recorded]
+    signals = _recorded(run, recorded)
     if final_choice == "rationale_probe" and any(s.rationale_probe is None for s in signals):
         from loop_diagnostics import run_rows as dev_rows
 
@@ -180,11 +241,16 @@ def _test_precision(run: Path, k: int) -> float:
     the evaluation of the test positions training recorded (:func:`icda.steps.evaluate.evaluate_predictions`)."""
     evaluation = iteration_dir(run, k) / EVAL_FILE
     if evaluation.exists():
-        return _read(evaluation)["precision"]
-    chosen = Path(_read(iteration_dir(run, k) / CHOICE_FILE)["chosen"]["candidate_dir"])
-    chosen = chosen if chosen.is_absolute() else run.parents[2] / chosen
-    settings = Settings.load(run.parent / "settings.json")
-    return evaluate_predictions(settings, run.parent / "data", predictions_path(chosen), split="test").precision
+        precision = Evaluation.read(evaluation).precision  # NaN, a string, out of [0, 1]: refused
+    else:
+        chosen = Choice.read(iteration_dir(run, k) / CHOICE_FILE).candidate_path
+        chosen = chosen if chosen.is_absolute() else run.parents[2] / chosen
+        settings = Settings.load(run.parent / "settings.json")
+        precision = evaluate_predictions(settings, run.parent / "data", predictions_path(chosen), split="test").precision
+    if precision is None:
+        raise DataError(evaluation, None, "no test precision (the split has no ground truth)",
+                        "report a dataset whose test split is annotated")
+    return precision
 
 
 def _mean_sd(values: list[float]) -> str:
@@ -277,10 +343,11 @@ def write_csv(rows: list[dict], out: Path) -> None:
                         r.get("verdict") or ""])
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, type=Path, help="working folder (kept; rerun to resume)")
-    parser.add_argument("--configfile", action="append", default=[], help="config files after config/config.yaml")
+    add_output(parser, "--out", kind="folder", required=True, help="working folder (kept; rerun to resume)")
+    add_input(parser, "--configfile", action="append", default=[], help="config files after config/config.yaml")
     parser.add_argument("--sets", type=int, default=10, help="seed sets (runs) per dataset, half per kernel path")
     parser.add_argument("--datasets", nargs="+", default=["restaurant", "connect", "synthetic_small"])
     parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
@@ -297,7 +364,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="replay this max_iters (at most the runs' own): a run ends at this iteration at the latest")
     parser.add_argument("--split", choices=["test", "dev"], default="test",
                         help="the split whose precision is reported (dev: where design choices are read)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parse_arguments(parser, argv)
+    if args.max_iters is not None and args.max_iters < 0:
+        parser.error(f"--max-iters {args.max_iters}: give an iteration, 0 or more")
+    if args.stop_delta_a is not None and not 0 < args.stop_delta_a <= 1:
+        parser.error(f"--stop-delta-a {args.stop_delta_a}: give a share of the rationales in (0, 1]")
+    try:
+        return _main(args)
+    except IcdaError as exc:
+        print(f"robustness: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(args: argparse.Namespace) -> int:
     if not args.report_only:
         args.out.mkdir(parents=True, exist_ok=True)
         for path, sets in plan(args.sets, args.first_seed).items():

@@ -52,6 +52,9 @@ from pathlib import Path
 
 import yaml
 
+import icda  # noqa: F401  (the repository's package on sys.path)
+from icda.guard import add_input, add_output, parse_arguments
+
 REPO = Path(__file__).resolve().parents[1]
 SHIM = '''import json, os, resource, subprocess, sys, time
 start = time.perf_counter()
@@ -224,19 +227,25 @@ def results_split(results: Path, cores: int) -> None:
         print(f"| {name} | {value:.1f} | {100 * value / epochs:.0f} |")
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--results", type=Path, help="a finished run's results/ folder: split its histories")
+    add_input(parser, "--results", kind="tree", help="a finished run's results/ folder: split its histories")
     parser.add_argument("--cores", type=int,
                         help="cores of the workflow run (default 1); with --results: of the floor printed (default 2)")
-    parser.add_argument("--configfile", type=Path, action="append",
+    add_input(parser, "--configfile", action="append",
                         help="run the workflow with these config files (after config/config.yaml) instead "
                              "of the tiny one, e.g. config/offline.yaml")
-    parser.add_argument("--repo", type=Path, action="append",
+    add_input(parser, "--repo", kind="tree", action="append",
                         help="checkout whose Snakefile runs (default: this one); twice: before, after")
     parser.add_argument("--repeat", type=int, default=1, help="runs per checkout (median reported)")
-    parser.add_argument("--keep", type=Path, help="run in this new folder and keep it (one checkout, one run)")
-    args = parser.parse_args(argv)
+    add_output(parser, "--keep", kind="owned", help="run in this new folder and keep it (one checkout, one run)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
+    args = parse_arguments(parser, argv)
     if args.results:
         results_split(args.results, args.cores or 2)
         return

@@ -4,6 +4,12 @@ This module only lists the commands: :data:`COMMANDS` maps each to the one modul
 it: its step function, its sub-command's arguments (``register(subparsers)``, which adds the
 sub-command and sets ``func``, called with the parsed arguments and returning an exit code or
 None) and the glue between the two (:mod:`icda.steps` lists them).
+
+Every path argument of a command is declared an input or an output
+(:func:`icda.guard.add_input`, :func:`icda.guard.add_output`, never a bare
+``add_argument(..., type=Path)``): :func:`main` refuses an output that reaches an input before
+the command runs (:mod:`icda.guard`); tests/test_output_guard_parser.py checks every command
+this parser holds.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import logging
 import sys
 
 from icda.errors import IcdaError, redact, redact_logs
+from icda.guard import check_arguments, guarding
 
 #: command → the module that holds it, in the order ``--help`` lists them (a key's ``_`` is the
 #: command's ``-``: ``config_reference`` is the command ``config-reference``)
@@ -63,20 +70,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((a for a in argv if not a.startswith("-")), "").replace("-", "_")
-    args = build_parser(command if command in COMMANDS else None).parse_args(argv)
+    parser = build_parser(command if command in COMMANDS else None)
+    args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
     )
     redact_logs()  # no URL's user-info (http://user:password@host/) in any log line
-    out_dir = getattr(args, "out_dir", None)
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        print(f"error: --out-dir {out_dir}: is a file, not a folder. Fix: give a folder (it is created "
-              "when missing), or move the file away", file=sys.stderr)
-        return 2
     try:
-        return args.func(args) or 0
+        # the output guard (icda/guard.py): every declared output against every declared input,
+        # before the command runs; and every write while it runs
+        paths = check_arguments(parser, args)
+        with guarding(paths):
+            return args.func(args) or 0
     except IcdaError as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 2

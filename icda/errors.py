@@ -56,6 +56,17 @@ def import_extra(module: str, extra: str, purpose: str):
                           "scripts/install.sh installs it)") from None
 
 
+def load_failure(exc: BaseException) -> str:
+    """Why ``torch.load(..., weights_only=True)`` refused a file, in our words: torch's own message
+    for an object it will not unpickle advises loading with ``weights_only=False``, which would run
+    the file's code; that advice is not passed on."""
+    text = str(exc)
+    if "weights_only" in text or "Weights only load failed" in text or "Unsupported global" in text:
+        return ("it holds Python objects beyond tensors and plain values, which icda never unpickles "
+                "(unpickling can run code the file brings)")
+    return (text.splitlines() or [type(exc).__name__])[0]
+
+
 # --------------------------------------------------------------------------- secrets
 
 #: what a secret is replaced with in log lines, error messages and recorded files

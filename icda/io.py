@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from icda.errors import ConfigError, DataError
+from icda.guard import check_write
 
 T = TypeVar("T")
 
@@ -26,7 +27,10 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         OSError: the file cannot be written (a full disk, a file-size limit, a read-only file
             system, ...); one raised without a file name, by a write to the temporary file, gets
             ``path`` as its ``filename``, so that the command line can name the file.
+        ConfigError: ``path`` is one of the running command's inputs or lies in an input folder
+            (the output guard, :func:`icda.guard.check_write`).
     """
+    check_write(path)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -86,8 +90,14 @@ def open_output(path: str | Path) -> Iterator[IO[str]]:
         return
     path = Path(path)
     if _streamed(path):
-        with open(path, "a", encoding="utf-8") as fh:
-            yield fh
+        check_write(path)
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                yield fh
+        except OSError as exc:  # e.g. /dev/full: the write fails on flushing, with no file name
+            if exc.filename is None and exc.errno is not None:
+                raise OSError(exc.errno, exc.strerror, str(path)) from exc
+            raise
         return
     with atomic_write(os.path.realpath(path)) as fh:
         yield fh

@@ -19,7 +19,7 @@ from icda.data.document import Document, read_split
 from icda.data.sentence_ids import SentenceIdSplit, to_sentence_ids
 from icda.embed import EmbeddingCache
 from icda.encoder import SentenceEncoder, load_tokenizer, resolve_device, tokenize_sentences
-from icda.errors import ConfigError, DataError, rebuild_fix
+from icda.errors import ConfigError, DataError, load_failure, rebuild_fix
 from icda.io import save_torch
 from icda.layout import SPLITS, split_path
 from icda.model import CachedSentences, FinetunedSentences, RationaleNetwork, SelectorEnsemble
@@ -279,8 +279,7 @@ def read_saved_model(path: str | Path) -> dict:
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # unpickling errors of a truncated, empty or foreign file
-        reason = "an empty file" if path.is_file() and not path.stat().st_size else (
-            str(exc).splitlines() or [type(exc).__name__])[0]
+        reason = "an empty file" if path.is_file() and not path.stat().st_size else load_failure(exc)
         raise DataError(path, None, f"corrupt model file ({reason})", rebuild_fix(path, "train")) from exc
     problem = _saved_model_problem(saved)
     if problem is not None:

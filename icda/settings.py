@@ -356,6 +356,24 @@ class IcdaSettings:
                               f"{where}.warm_start is off. Fix: set warm_start: true or stop_rule: rationales")
 
 
+#: the device names the settings and the commands' ``--device`` take (the schema's ``device`` pattern)
+DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]+)?"
+
+
+def check_device(device: Any, where: str = "device") -> str:
+    """``device`` if it is a device name (:data:`DEVICE_PATTERN`: auto, cpu, cuda, cuda:<index>).
+
+    Raises:
+        ConfigError: naming ``where``, the value and the names allowed.
+    """
+    import re
+
+    if not isinstance(device, str) or not re.fullmatch(DEVICE_PATTERN, device):
+        raise ConfigError(f"{where} {device!r}: not a device. Fix: give auto (CUDA when present), cpu, cuda or "
+                          "cuda:<index>")
+    return device
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything one dataset's training and evaluation commands need."""
@@ -377,7 +395,7 @@ class Settings:
             model=_from_dict(ModelSettings, values.get("model"), f"{where}.model"),
             train=_from_dict(TrainSettings, values.get("train"), f"{where}.train"),
             icda=_from_dict(IcdaSettings, values.get("icda"), f"{where}.icda"),
-            device=values.get("device", "auto"),
+            device=check_device(values.get("device", "auto"), f"{where}.device"),
         ).validate(where)
 
     def validate(self, where: str = "settings") -> "Settings":

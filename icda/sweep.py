@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from icda.guard import add_input, add_output
 from icda.io import atomic_write, read_json, write_json
 from icda.layout import history_path
 from icda.records import Evaluation, History
@@ -169,10 +170,10 @@ def plot(table: pd.DataFrame, out: str | Path) -> None:
 def register(sub) -> None:
     p = sub.add_parser("sweep", help="dev-only tuning table and choice of a settings sweep",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
+    add_input(p, "--evals", nargs="+", required=True, metavar="FILE",
                    help="dev_eval.json of every (point, dataset, seed), labelled point/dataset/seed")
-    p.add_argument("--points", type=Path, help="JSON: point name → its overrides (shown in the table)")
-    p.add_argument("--out-dir", required=True, type=Path,
+    add_input(p, "--points", help="JSON: point name → its overrides (shown in the table)")
+    add_output(p, "--out-dir", kind="folder", required=True,
                    help="writes sweep.csv, sweep.md, sweep.png and chosen.json")
     p.set_defaults(func=run)
 

@@ -23,6 +23,7 @@ from icda.metrics import rationale_metrics
 from icda.layout import CHOICE_FILE, iteration_dir, predictions_path
 from icda.records import Choice, Predictions
 from icda.model_selection import rechoose
+from icda.guard import add_input, parse_arguments
 
 OTHER = {"augmented_dev": "original_dev", "original_dev": "augmented_dev"}
 
@@ -33,11 +34,16 @@ def dev_precision(candidate_dir: Path, dev) -> float:
     return rationale_metrics(pred.positions, [d.rationale for d in dev], [len(d.sentences) for d in dev])["precision"]
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("results", type=Path, help="the workflow's results/ folder")
+    add_input(parser, "results", kind="tree", help="the workflow's results/ folder")
     parser.add_argument("--datasets", nargs="+", default=["synthetic", "restaurant", "connect"])
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
     workdir = args.results.resolve().parent  # candidate_dir paths are relative to the workflow's folder
     print("| dataset | run | iteration | chosen by | chosen: dev precision % | other loss picks | its dev precision % |")
     print("|---|---|---|---|---|---|---|")

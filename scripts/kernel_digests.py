@@ -35,6 +35,7 @@ import platform  # noqa: E402
 import numpy as np  # noqa: E402
 
 from icda.kernels import openblas_core  # noqa: E402
+from icda.guard import parse_arguments  # noqa: E402
 
 #: (name, shape of a, shape of b, transpose a, transpose b)
 PRODUCTS = [
@@ -58,11 +59,16 @@ def digest(x: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest()[:16]
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--native", action="store_true",
                         help="leave OpenBLAS's core type to OpenBLAS (ICDA_KERNELS=native)")
-    parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parse_arguments(build_parser(), argv)
     rng = np.random.default_rng(0)
     out = {}
     for name, shape_a, shape_b, ta, tb in PRODUCTS:

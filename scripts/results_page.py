@@ -58,6 +58,7 @@ from icda.io import atomic_write, check_output_dir, same_file  # noqa: E402
 from icda.report.paper import CAPTION as PAPER_CAPTION, PAPER_PRECISION, paper_table  # noqa: E402
 from icda.report.tables import (ERASER_COLUMNS, METHODS, METRICS, _best, display_name,  # noqa: E402
                                 eraser_cell)
+from icda.guard import add_input, add_output, parse_arguments  # noqa: E402
 
 INPUTS = REPO / "docs" / "results_inputs"
 PAGE = REPO / "docs" / "results.md"
@@ -115,12 +116,13 @@ def _entry(provenance: dict, where: str, entry: dict | None, *, required=FIELDS)
     return entry
 
 
-def read_csv(path: Path, fix: str, *, required=(), numbers=(), complete=(), text=()) -> pd.DataFrame:
+def read_csv(path: Path, fix: str, *, required=(), numbers=(), complete=(), text=(), bounds=None) -> pd.DataFrame:
     """The table of the CSV file ``path``; refused (:class:`PageError`, one line naming the file, the
     column and, for a value, its line, then ``fix``) where it cannot be read or is empty, lacks a
     column of ``required``, ``numbers``, ``complete`` or ``text``, has an empty cell in a column of
-    ``complete`` or a value that is not a finite number in one of ``numbers`` (which come back as
-    numbers). ``text`` columns are read as text."""
+    ``complete``, a value that is not a finite number in one of ``numbers`` (which come back as
+    numbers) or one outside its column's ``bounds`` ({column: (lowest, highest)}). ``text``
+    columns are read as text."""
     try:
         df = pd.read_csv(path, dtype={c: str for c in text})
     except pd.errors.EmptyDataError:
@@ -142,6 +144,11 @@ def read_csv(path: Path, fix: str, *, required=(), numbers=(), complete=(), text
             value = df[c][bad].iloc[0]
             raise PageError(f"{path}:{_line(bad)}: column {c}: {value!r} is not a finite number. Fix: {fix}")
         df[c] = values
+    for c, (low, high) in (bounds or {}).items():
+        out = df[c].notna() & ((df[c] < low) | (df[c] > high))
+        if out.any():
+            raise PageError(f"{path}:{_line(out)}: column {c}: {float(df[c][out].iloc[0]):g} is outside [{low}, {high}]. "
+                            f"Fix: {fix}")
     return df
 
 
@@ -160,7 +167,8 @@ def read_all_results(offline: Path) -> pd.DataFrame:
     """``all_results.csv`` of an offline results/tables/ folder; refused where it holds no run."""
     path = offline / "all_results.csv"
     df = read_csv(path, TABLES_FIX, required=("iteration",), numbers=("run", "iteration", "precision"),
-                  complete=("dataset", "run", "precision"), text=("dataset", "method"))
+                  complete=("dataset", "run", "precision"), text=("dataset", "method"),
+                  bounds={"precision": (0, 1), "run": (1, math.inf), "iteration": (0, math.inf)})
     if not len(df):
         raise PageError(f"{path}: no run (only the header). Fix: {TABLES_FIX}")
     return df
@@ -197,10 +205,25 @@ def read_runs(folder: Path) -> pd.DataFrame:
     if not path.is_file():
         raise PageError(f"{folder}: no runs.csv, so no run. Fix: give a benchmarks/robustness.py --out folder "
                         "(or a final_selector.py --runs-csv folder)")
-    df = read_csv(path, RUNS_FIX, required=("icda_iteration",), numbers=("MMI", "CDA", "ICDA"),
-                  complete=("dataset", "path", "seeds", "MMI", "CDA", "ICDA"), text=("dataset", "path", "seeds", "curve"))
+    df = read_csv(path, RUNS_FIX, required=("icda_iteration",), numbers=("MMI", "CDA", "ICDA", "icda_iteration"),
+                  complete=("dataset", "path", "seeds", "MMI", "CDA", "ICDA"), text=("dataset", "path", "seeds", "curve"),
+                  bounds={"MMI": (0, 100), "CDA": (0, 100), "ICDA": (0, 100), "icda_iteration": (0, math.inf)})
     if not len(df):
         raise PageError(f"{path}: no run (only the header). Fix: {RUNS_FIX}")
+    for i, (k, curve) in enumerate(zip(df["icda_iteration"], df["curve"])):
+        if pd.notna(k) and k != int(k):
+            raise PageError(f"{path}:{i + 2}: column icda_iteration: {k!r} is not an iteration. Fix: {RUNS_FIX}")
+        if pd.isna(curve) or not str(curve).strip():
+            continue
+        try:
+            values = [float(v) for v in str(curve).split()]
+        except ValueError:
+            values = [math.nan]
+        if not all(0 <= v <= 100 for v in values):
+            raise PageError(f"{path}:{i + 2}: column curve: {curve!r} is not precisions in [0, 100]. Fix: {RUNS_FIX}")
+        if pd.notna(k) and k >= len(values):
+            raise PageError(f"{path}:{i + 2}: column icda_iteration: {int(k)} is beyond the curve's {len(values)} "
+                            f"iterations. Fix: {RUNS_FIX}")
     return df.assign(measurement=folder.name)
 
 
@@ -612,20 +635,25 @@ def _comment_lines(text: str) -> int:
     return n
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--offline", type=Path, help="a results/tables folder (default: docs/results_inputs/offline)")
-    parser.add_argument("--robustness", type=Path, nargs="*",
+    add_input(parser, "--offline", kind="tree", help="a results/tables folder (default: docs/results_inputs/offline)")
+    add_input(parser, "--robustness", kind="tree", nargs="*",
                         help="benchmarks/robustness.py --out folders, each with its runs.csv "
                              "(default: the folders under docs/results_inputs/robustness)")
-    parser.add_argument("--provenance", type=Path, default=INPUTS / "provenance.yaml")
-    parser.add_argument("--page", type=Path, default=PAGE)
+    add_output(parser, "--provenance", reads_when=lambda a: not a.collect, default=INPUTS / "provenance.yaml")
+    add_output(parser, "--page", reads_when=lambda a: a.check, default=PAGE)
     parser.add_argument("--collect", action="store_true",
                         help="copy --offline and --robustness into docs/results_inputs/ first, then "
                              "generate from the copies")
-    parser.add_argument("--into", type=Path, default=INPUTS, help="where --collect copies to")
+    add_output(parser, "--into", kind="folder", when=lambda a: a.collect, default=INPUTS, help="where --collect copies to")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the page would change")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(build_parser(), argv)
     try:
         if args.collect:
             collect(args.offline, args.robustness or [], args.into, args.provenance)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
-from pathlib import Path
 
 from icda.data.document import read_split
 from icda.metrics import rationale_metrics
@@ -28,6 +27,7 @@ from icda.layout import CHOICE_FILE, history_path, iteration_dir
 from icda.records import Choice, History
 from icda.model_selection import accuracy, choose, convergence, cross_entropy
 from icda.settings import IcdaSettings
+from icda.guard import add_input, parse_arguments
 
 #: the plan's stop rules: name -> IcdaSettings fields (stop_rule: rationales)
 STOPS = {
@@ -81,12 +81,17 @@ def replay(choices: list[Choice], icda: IcdaSettings) -> tuple[int, int]:
     return decision.iteration, decision.final_iteration
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main` (its path arguments declared for the output guard, icda.guard)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("results", type=Path, help="the workflow's results/ folder (run from its parent)")
+    add_input(parser, "results", kind="tree", help="the workflow's results/ folder (run from its parent)")
     parser.add_argument("--datasets", nargs="+", default=["restaurant", "connect", "synthetic_small"])
     parser.add_argument("--horizon", type=int, default=6, help="the iteration every run reached")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(build_parser(), argv)
 
     runs = {}  # (dataset, run) -> (choices with accuracy, dev precision per iteration)
     kept_initial = fired = total = 0

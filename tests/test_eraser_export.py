@@ -309,20 +309,20 @@ def test_export_eraser_refuses_an_output_that_is_one_of_its_inputs(trained, tmp_
     common = ["--embeddings", str(trained / "embeddings.pt"), "--device", "cpu"]
     argv, option, clash = {
         "out_dir_is_data_dir": (["--data-dir", str(data), "--out-dir", str(data)], "--out-dir",
-                                f"is the prepared test split {data / 'test.jsonl'}"),
+                                f"is the input --data-dir {data}"),
         "predictions_into_model": (["--data-dir", str(data), "--out-dir", str(tmp_path / "e2"), "--model", str(model),
                                     "--predictions", str(model / "model.pt"), "--scores", str(model / "model.json"),
-                                    *common], "--predictions", f"lies inside the model folder {model}"),
+                                    *common], "--predictions", f"lies inside the input folder --model {model}"),
         "scores_are_predictions": (["--score-only", "--out-dir", str(out_dir), "--predictions", str(pred), "--scores",
-                                    str(pred)], "--scores", f"is the predictions file {pred}"),
+                                    str(pred)], "--scores", f"is the input --predictions {pred}"),
         "scores_are_annotations": (["--score-only", "--out-dir", str(out_dir), "--predictions", str(pred), "--scores",
                                     str(out_dir / "test.jsonl")], "--scores",
-                                   f"is the ERASER annotations file {out_dir / 'test.jsonl'}"),
+                                   f"is the input the ERASER annotations {out_dir / 'test.jsonl'}"),
     }[case]
     capsys.readouterr()
     assert main(["export-eraser", *argv]) == 2
     err = capsys.readouterr().err
-    assert option in err and clash in err and "Fix: write" in err and "Traceback" not in err
+    assert option in err and clash in err and "Fix: " in err and "Traceback" not in err and err.count("\n") == 1
     assert {p: p.read_bytes() for p in watched} == before
 
 
@@ -413,3 +413,21 @@ def test_export_of_a_test_split_without_labels_scores_every_metric_but_accuracy(
     # and scored again from the files
     again = score_eraser(out_dir, tmp_path / "pred.jsonl")
     assert again["classification_scores"] == got["classification_scores"]
+
+
+def test_score_only_refuses_overlapping_hard_spans(trained, tmp_path, capsys):
+    """overlapping predicted spans counted their shared tokens twice (IOU F1
+    1.006, exit 0; with --scores a traceback): refused in one line naming the line and spans."""
+    out_dir, pred = _exported(trained, tmp_path)
+    rows = _rows(pred)
+    rows[0]["rationales"][0]["hard_rationale_predictions"] = [{"start_token": 0, "end_token": 3},
+                                                              {"start_token": 1, "end_token": 4}]
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for extra in ([], ["--scores", str(tmp_path / "scores.json")]):
+        capsys.readouterr()
+        assert main(["export-eraser", "--score-only", "--out-dir", str(out_dir), "--predictions", str(pred),
+                     *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{pred}:1:" in err and "hard rationale spans [0, 3) and [1, 4)" in err and "overlap" in err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "scores.json").exists()

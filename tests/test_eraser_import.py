@@ -252,3 +252,44 @@ def test_a_token_span_marks_exactly_the_sentences_it_touches(lengths, data):
     owner = [s for s, n in enumerate(lengths) for _ in range(n)]
     first, last = _token_sentences(doc, (start, end))
     assert list(range(first, last)) == sorted(set(owner[start:end]))
+
+
+def test_a_docs_entry_that_is_a_folder_is_named_as_such(tmp_path):
+    """docs/<docid> that is a folder was reported as missing."""
+    (tmp_path / "eraser/docs/r1").mkdir(parents=True)
+    with pytest.raises(DataError, match=r"its document .*docs/r1 is a folder, not a file"):
+        _read_test(tmp_path, [_ann()], {})
+
+
+def test_a_class_only_test_names_is_pointed_at(tmp_path):
+    """a class present only in test was not named (the error pointed at
+    another class's line)."""
+    from icda.data.eraser_files import class_names
+
+    for split, labels in (("train", ["NEG", "POS"]), ("test", ["NEG", "NEU", "POS"])):
+        (tmp_path / f"{split}.jsonl").write_text("".join(json.dumps({"classification": c}) + "\n" for c in labels))
+    with pytest.raises(DataError, match=r"test\.jsonl:2: the ERASER files name 3 classes \['NEG', 'NEU', 'POS'\], "
+                                        r"but the dataset has 2; 'NEU' appears only in .*test\.jsonl"):
+        class_names([tmp_path / "train.jsonl", tmp_path / "test.jsonl"], 2)
+
+
+class _Payload:
+    """A Python object a model file should never hold."""
+
+
+def test_a_model_file_with_python_objects_is_refused_without_torchs_advice(tmp_path):
+    """the weights-only refusal quoted torch's advice to load with
+    weights_only=False (which would run the file's code)."""
+    import torch
+
+    from icda.embed import EmbeddingCache
+    from icda.loading import read_saved_model
+
+    for path in (tmp_path / "model.pt", tmp_path / "embeddings.pt"):
+        torch.save({"state_dict": {}, "payload": _Payload(), "format": 1}, path)
+    with pytest.raises(DataError) as err:
+        read_saved_model(tmp_path / "model.pt")
+    assert "which icda never unpickles" in str(err.value) and "weights_only" not in str(err.value)
+    with pytest.raises(DataError) as err:
+        EmbeddingCache.load(tmp_path / "embeddings.pt")
+    assert "which icda never unpickles" in str(err.value) and "weights_only" not in str(err.value)

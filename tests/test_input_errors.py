@@ -249,3 +249,30 @@ def test_jsonl_labels_by_class_name_and_the_names_recorded_in_stats(tmp_path):
     with pytest.raises(DataError) as err:
         prepare_dataset("d", spec | {"class_names": None}, tmp_path / "data", tmp_path / "out")
     assert err.value.problem == "label 'pos' is not an integer" and "class_names" in err.value.fix
+
+
+@pytest.mark.parametrize("command", [
+    ["predict", "--model", "m", "--input", "docs.txt"],
+    ["export-eraser", "--data-dir", "d", "--out-dir", "e"],
+    ["embed", "--data-dir", "d", "--out", "e.pt"],
+])
+def test_a_bogus_device_is_a_usage_error(tmp_path, capsys, monkeypatch, command):
+    """--device bogus ended in torch's traceback."""
+    from icda.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--device", "bogus"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--device 'bogus': not a device. Fix: give auto (CUDA when present), cpu, cuda or cuda:<index>" in err
+    assert "Traceback" not in err
+
+
+def test_resolve_device_refuses_a_name_that_is_no_device():
+    from icda.encoder import resolve_device
+    from icda.errors import ConfigError
+
+    assert resolve_device("cpu") == "cpu"
+    with pytest.raises(ConfigError, match="not a device"):
+        resolve_device("bogus")

@@ -278,6 +278,17 @@ def test_an_eraser_docs_folder_linked_out_of_the_data_folder_is_refused(tmp_path
                                                         "query": "?", "evidences": [[ev]]}) + "\n")
     spec = validate_spec("mine", {"train": "train.txt", "dev": "dev.txt", "test": "eraser/test.jsonl",
                                   "test_format": "eraser"})
+    from icda.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:  # the data files resolved against data_dir
+        read_splits("mine", spec, root)
+    assert str(err.value).startswith(f"datasets.mine.test: {root / 'eraser/docs'} resolves to {elsewhere}, outside "
+                                     f"data_dir {root} (a symbolic link leads out)")
+    # a docs/ link out of its split's folder but inside data_dir: the reader's own check
+    (root / "eraser/docs").unlink()
+    (root / "other").mkdir()
+    (root / "other/r1").write_text("a\nb\n")
+    (root / "eraser/docs").symlink_to(root / "other")
     with pytest.raises(DataError) as err:
         read_splits("mine", spec, root)
     assert str(err.value).startswith(f"{root / 'eraser/test.jsonl'}:1: annotation r1: the folder "

@@ -110,23 +110,23 @@ def test_training_records_the_rationale_probe_and_select_carries_it(run):
 def test_embed_into_the_prepared_data_folder_is_refused(run, capsys):
     err = _refused(["embed", "--data-dir", str(run / "data"), "--out", str(run / "data/test.jsonl"),
                     "--settings", str(run / "settings.json")], capsys, run / "data")
-    assert "lies inside the prepared data folder" in err
+    assert "lies inside the input folder --data-dir" in err
 
 
 def test_evaluate_and_select_refuse_their_own_inputs(run, capsys):
     predictions = run / "candidates/seed1/predictions.json"
     err = _refused(["evaluate", "--settings", str(run / "settings.json"), "--data-dir", str(run / "data"),
                     "--predictions", str(predictions), "--out", str(predictions)], capsys, run / "candidates")
-    assert "is the predictions" in err
+    assert "is the input --predictions" in err
     _refused(["select", "--iteration", "0", "--candidates", str(run / "candidates/seed1"), "--data-dir",
               str(run / "data"), "--out", str(run / "candidates/seed1/history.json")], capsys, run / "candidates")
 
 
 @pytest.mark.parametrize("option, target, problem", [
-    ("--out", "data/dev.jsonl", "lies inside the prepared data folder"),
-    ("--out", "choice.json", "is the choice"),
-    ("--model-out", "data", "holds the augmented file"),
-    ("--model-out", ".", "holds the augmented file"),
+    ("--out", "data/dev.jsonl", "lies inside the input folder --data-dir"),
+    ("--out", "choice.json", "is the input --choices"),
+    ("--model-out", "data", "holds the input --augmented"),
+    ("--model-out", ".", "holds the input --augmented"),
     ("--model-out", "candidates/seed2", "is, holds or lies inside the candidate folder"),
     ("--model-out", "candidates/seed1", "is, holds or lies inside the candidate folder"),
 ])
@@ -224,3 +224,149 @@ def test_the_guard_never_lets_an_output_reach_an_input(tmp_path_factory, layout)
             continue  # the path cannot be made at all: nothing an input was touched
         assert {p: p.read_bytes() for p in inputs} == before, f"{out} reached an input"
         assert not out.resolve().is_relative_to(protected.resolve()), f"{out} was written into the protected folder"
+
+
+# --------------------------------------------------------------------------- data loss, items 1-7
+
+
+def _iteration(run, name: str) -> Path:
+    """An iteration folder holding a copy of the run's choice.json (and nothing else)."""
+    folder = run / "iters" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "choice.json").write_bytes((run / "choice.json").read_bytes())
+    return folder
+
+
+@pytest.mark.parametrize("target", ["choice.json", "settings.json", "data/train.jsonl", "chosen predictions"])
+def test_pools_never_writes_over_what_it_reads(run, capsys, target):
+    """Item 1: pools --out onto its choice, its settings, a prepared split or the chosen
+    candidate's predictions.json (which the choice names) exited 0 and replaced it."""
+    chosen = Path(json.loads((run / "choice.json").read_text())["chosen"]["candidate_dir"])
+    out = chosen / "predictions.json" if target == "chosen predictions" else run / target
+    err = _refused(["pools", "--choice", str(run / "choice.json"), "--settings", str(run / "settings.json"),
+                    "--data-dir", str(run / "data"), "--out", str(out)], capsys, run / "data", run / "candidates",
+                   run / "choice.json", run / "settings.json")
+    assert f"--out {out}" in err and "Fix:" in err
+
+
+def test_augment_never_writes_into_the_prepared_data_or_another_iteration(run, capsys):
+    """Item 2: augment --out-dir <the prepared data folder> replaced the original train and dev
+    splits; --out-dir <another iteration>/augmented replaced that iteration's augmented data."""
+    err = _refused(["augment", "--pools", str(run / "pools.json"), "--settings", str(run / "settings.json"),
+                    "--data-dir", str(run / "data"), "--out-dir", str(run / "data")], capsys, run / "data")
+    assert f"--out-dir {run / 'data'}: is the input --data-dir" in err
+    one, two = _iteration(run, "iter1"), _iteration(run, "iter2")
+    (one / "pools.json").write_text("{}")
+    (two / "augmented").mkdir(exist_ok=True)
+    (two / "augmented" / "train.jsonl").write_text("iteration 2's augmented data\n")
+    err = _refused(["augment", "--pools", str(one / "pools.json"), "--settings", str(run / "settings.json"),
+                    "--data-dir", str(run / "data"), "--out-dir", str(two / "augmented")], capsys, run / "iters",
+                   run / "data")
+    assert "not of the iteration of --pools" in err and f"Fix: --out-dir {one / 'augmented'}" in err
+
+
+@pytest.mark.parametrize("target", ["--previous", "--choice", "--settings"])
+def test_converge_never_writes_over_its_inputs(run, capsys, target):
+    """Item 3: converge --out onto its --previous, --choice or --settings."""
+    (run / "converge0.json").write_text('{"previous": "kept"}\n')
+    inputs = {"--choice": run / "choice.json", "--previous": run / "converge0.json", "--settings": run / "settings.json"}
+    argv = ["converge", *(x for k, v in inputs.items() for x in (k, str(v))), "--out", str(inputs[target])]
+    err = _refused(argv, capsys, *inputs.values())
+    assert f"is the input {target}" in err
+
+
+@pytest.mark.parametrize("case", ["init model's folder", "init choice's model folder", "prepared data"])
+def test_train_never_writes_over_its_warm_start_or_the_data(run, capsys, case):
+    """Item 4: train --init X/model.pt --out-dir X replaced the model it starts from; --out-dir
+    results/<d>/data put model files among the splits."""
+    init, out = {"init model's folder": (run / "candidates/seed1/model.pt", run / "candidates/seed1"),
+                 "init choice's model folder": (run / "choice.json", Path(json.loads(
+                     (run / "choice.json").read_text())["chosen"]["candidate_dir"])),
+                 "prepared data": (run / "candidates/seed1/model.pt", run / "data")}[case]
+    err = _refused(["train", "--settings", str(run / "settings.json"), "--data-dir", str(run / "data"),
+                    "--embeddings", str(run / "embeddings.pt"), "--seed", "1", "--init", str(init),
+                    "--out-dir", str(out)], capsys, run / "candidates", run / "data")
+    assert f"--out-dir {out}" in err and ("--init" in err or "--data-dir" in err)
+
+
+@pytest.mark.parametrize("command, target", [("viewer", "data/test.jsonl"), ("viewer", "eval.json"),
+                                             ("baselines", "settings.json")])
+def test_report_viewer_and_baselines_never_write_over_their_inputs(run, capsys, command, target):
+    """Item 5: report viewer --out onto data/test.jsonl or an eval.json; report baselines --out
+    onto settings.json."""
+    (run / "eval.json").write_text('{"kept": true}\n')
+    (run / "dataset.json").write_text('{"name": "toy"}\n')
+    argv = (["report", "viewer", "--dataset", "toy", "--test", str(run / "data/test.jsonl"), "--evals",
+             str(run / "eval.json")] if command == "viewer" else
+            ["report", "baselines", "--test", str(run / "data/test.jsonl"), "--settings", str(run / "settings.json"),
+             "--spec", str(run / "dataset.json")])
+    err = _refused([*argv, "--out", str(run / target)], capsys, run / "data", run / "eval.json", run / "settings.json")
+    assert f"--out {run / target}: is the input" in err
+
+
+@pytest.mark.parametrize("case", ["--out the config", "--cache the config", "--out the spec", "--out is --cache"])
+def test_generate_never_writes_over_its_config_spec_or_cache(tmp_path, capsys, case):
+    """Item 6: generate --out my.yaml replaced the config it reads, --cache my.yaml appended JSON
+    lines to it, --out spec.json replaced the spec, --out equal to --cache."""
+    config, spec = tmp_path / "my.yaml", tmp_path / "spec.json"
+    config.write_text("data_dir: data\ndatasets: {}\n")
+    spec.write_text('{"name": "toy"}\n')
+    argv = {"--out the config": ["--config", str(config), "--dataset", "toy", "--out", str(config)],
+            "--cache the config": ["--config", str(config), "--dataset", "toy", "--cache", str(config)],
+            "--out the spec": ["--spec", str(spec), "--out", str(spec)],
+            "--out is --cache": ["--spec", str(spec), "--out", str(tmp_path / "r.jsonl"), "--cache",
+                                 str(tmp_path / "r.jsonl")]}[case]
+    err = _refused(["generate", *argv], capsys, config, spec)
+    assert ("is also --out" if case == "--out is --cache" else "is the input --") in err and "Fix:" in err
+
+
+@pytest.mark.parametrize("case", ["the raw ERASER folder", "the prepared folder, --split dev"])
+def test_export_eraser_never_writes_into_the_raw_or_prepared_data(run, tmp_path, capsys, case):
+    """Item 7: export-eraser --out-dir <the raw ERASER folder the data was prepared from>
+    rewrote the user's test.jsonl (stats.json records the raw paths); --out-dir <the prepared
+    folder> --split dev wrote among the prepared splits."""
+    import shutil
+
+    raw = tmp_path / "movies"
+    (raw / "docs").mkdir(parents=True)
+    (raw / "test.jsonl").write_text('{"annotation_id": "a", "query": "the user\'s own"}\n')
+    (raw / "docs" / "a").write_text("a document\n")
+    data = Path(shutil.copytree(run / "data", tmp_path / "data"))
+    (data / "stats.json").write_text(json.dumps({"inputs": {"train": "carved", "test": str(raw / "test.jsonl")}}))
+    out, split = (raw, "test") if case == "the raw ERASER folder" else (data, "dev")
+    err = _refused(["export-eraser", "--data-dir", str(data), "--out-dir", str(out), "--split", split], capsys,
+                   raw, data)
+    assert f"--out-dir {out}: " in err and ("holds the input the raw test" in err or "is the input --data-dir" in err)
+
+
+def test_finalize_pairs_augmented_files_and_choices_run_by_run(run, capsys):
+    """Items 12 and 17: --augmented and --choices of different iterations exported a dataset and a
+    model of different iterations (exit 0); unequal counts ended in a traceback (ValueError)."""
+    one, two = _iteration(run, "pair1"), _iteration(run, "pair2")
+    for folder in (one, two):
+        (folder / "augmented").mkdir(exist_ok=True)
+        (folder / "augmented/train.jsonl").write_bytes((run / "data/train.jsonl").read_bytes())
+    common = ["--data-dir", str(run / "data"), "--out", str(run / "final.jsonl")]
+    err = _refused(["finalize", "--augmented", str(one / "augmented/train.jsonl"), "--choices", str(two / "choice.json"),
+                    *common], capsys, run / "iters")
+    assert "are of different iterations" in err and "Fix:" in err
+    err = _refused(["finalize", "--augmented", str(one / "augmented/train.jsonl"), str(two / "augmented/train.jsonl"),
+                    "--choices", str(one / "choice.json"), *common], capsys, run / "iters")
+    assert "--augmented gives 2 files but --choices 1" in err
+    assert not (run / "final.jsonl").exists()
+    assert main(["finalize", "--augmented", str(one / "augmented/train.jsonl"), "--choices", str(one / "choice.json"),
+                 *common]) in (0, None)
+    assert (run / "final.jsonl").read_bytes() == (run / "data/train.jsonl").read_bytes()
+
+
+def test_outputs_are_not_mixed_into_input_folders(run, capsys):
+    """Item 20: report tables --out-dir <an iteration folder> (its eval.json among the inputs)
+    and embed --cache-dir <the prepared data folder> were accepted."""
+    it = _iteration(run, "iter0")
+    (it / "eval.json").write_text('{"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 1.0}\n')
+    err = _refused(["report", "tables", "--evals", str(it / "eval.json"), "--out-dir", str(it)], capsys, run / "iters")
+    assert f"--out-dir {it}: holds the input --evals" in err
+    err = _refused(["embed", "--data-dir", str(run / "data"), "--out", str(run / "emb.pt"), "--settings",
+                    str(run / "settings.json"), "--cache-dir", str(run / "data")], capsys, run / "data")
+    assert f"--cache-dir {run / 'data'}: is the input --data-dir" in err
+    assert not (run / "emb.pt").exists()

@@ -272,7 +272,7 @@ def test_output_that_is_the_input_file_is_refused_and_the_input_kept(trained, tm
     assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new),
                  "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"--out {out}" in err and "is the input file" in err and "Fix: write the predictions to another file" in err
+    assert f"--out {out}" in err and f"is the input --input {new}" in err and "Fix: give --out a path outside" in err
     assert new.read_text() == before
 
 
@@ -283,8 +283,8 @@ def test_output_inside_the_model_folder_is_refused_and_the_model_kept(trained, t
     new = _one_document(tmp_path / "new.jsonl")
     assert main(["predict", "--model", str(model), "--input", str(new), "--out", str(model / name)]) == 2
     err = capsys.readouterr().err
-    assert f"--out {model / name}" in err and f"inside the model folder {model}" in err
-    assert "Fix: write the predictions outside it" in err
+    assert f"--out {model / name}" in err and f"lies inside the input folder --model {model}" in err
+    assert "Fix: give --out a path outside every input" in err
     assert {p.name: p.read_bytes() for p in model.iterdir()} == before
 
 
@@ -542,3 +542,60 @@ def test_class_names_reach_the_model_card_and_predict_prints_them(trained, tmp_p
     (out / MODEL_CARD_FILE).write_text(json.dumps(card | {"class_names": ["a", "b", "c"]}))
     assert main(["predict", "--model", str(out), "--input", str(new)]) == 2
     assert "class_names" in capsys.readouterr().err
+
+
+def test_positions_count_the_inputs_blank_sentences(trained, tmp_path, capsys):
+    """blank entries of "sentences" are dropped before the model sees the
+    document, but the positions index the record's own list: with a blank before every sentence,
+    each position p of the plain record comes back as 2p + 1, and its rationale is the same."""
+    docs = [json.loads(line) for line in (trained / "data/test.jsonl").read_text().splitlines()]
+    plain, blanks = tmp_path / "plain.jsonl", tmp_path / "blanks.jsonl"
+    plain.write_text("".join(json.dumps({"id": d["id"], "sentences": d["sentences"]}) + "\n" for d in docs))
+    blanks.write_text("".join(json.dumps({"id": d["id"], "sentences": [x for s in d["sentences"] for x in ("", s)]})
+                              + "\n" for d in docs))
+    for path in (plain, blanks):
+        assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(path),
+                     "--out", str(path.with_suffix(".out"))]) == 0
+    before, after = _rows(plain.with_suffix(".out")), _rows(blanks.with_suffix(".out"))
+    assert [[2 * p + 1 for p in r["positions"]] for r in before] == [r["positions"] for r in after]
+    assert [r["rationale"] for r in before] == [r["rationale"] for r in after]
+    for row, doc in zip(after, docs):
+        padded = [x for s in doc["sentences"] for x in ("", s)]
+        assert row["rationale"] == [padded[i] for i in row["positions"]]
+
+
+def test_an_id_that_is_not_a_string_or_integer_is_refused(tmp_path):
+    """a JSONL "id": {"a": 1} became the Python repr "{'a': 1}"."""
+    from icda.errors import DataError
+    from icda.steps.predict import read_new_documents
+
+    path = tmp_path / "new.jsonl"
+    path.write_text(json.dumps({"id": {"a": 1}, "sentences": ["the food was cold."]}) + "\n")
+    with pytest.raises(DataError, match=r'new\.jsonl:1: "id" \{"a": 1\} is not a string or an integer'):
+        read_new_documents(path, 2)
+
+
+def test_out_spelled_as_a_folder_an_empty_input_and_a_full_device(trained, tmp_path, capsys):
+    """--out newdir/ (a missing folder) wrote a file named newdir; an empty
+    input exited 0 without a word; --out /dev/full failed naming no path."""
+    import errno
+    import os
+
+    from icda.io import open_output
+
+    new = _one_document(tmp_path / "new.jsonl")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(new),
+                 "--out", str(tmp_path / "newdir") + "/"]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {tmp_path / 'newdir'}: ends in /, so it names a folder, not a file" in err
+    assert not (tmp_path / "newdir").exists()
+    (tmp_path / "empty.jsonl").write_text("\n  \n")
+    assert main(["predict", "--model", str(trained / "candidates/seed1"), "--input", str(tmp_path / "empty.jsonl"),
+                 "--out", str(tmp_path / "out.jsonl")]) == 2
+    assert f"{tmp_path / 'empty.jsonl'}: holds no document" in capsys.readouterr().err
+    assert not (tmp_path / "out.jsonl").exists()
+    if os.path.exists("/dev/full"):
+        with pytest.raises(OSError) as exc:
+            with open_output("/dev/full") as fh:
+                fh.write("x\n")
+        assert exc.value.errno == errno.ENOSPC and exc.value.filename == "/dev/full"

@@ -93,3 +93,28 @@ def test_a_small_training_split_is_warned_with_the_measured_size(tmp_path, caplo
     assert stats["small_data"].startswith("toy: 20 training documents, fewer than 300")
     assert "8 of 11 runs" in caplog.text and "verdict" in caplog.text
     assert small_data_warning("toy", SMALL_TRAIN) is None
+
+
+def test_a_dataset_file_reached_through_a_link_out_of_data_dir_is_refused(tmp_path):
+    """data_dir/mine -> /elsewhere passed the lexical check (no '..'): the
+    path is resolved, at prepare and when the workflow reads its config."""
+    from icda.data.dataset_spec import validate_spec
+    from icda.errors import ConfigError
+    from icda.steps.prepare import read_splits
+    from icda.workflow_config.availability import availability
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for split in ("train", "dev", "test"):
+        (elsewhere / f"{split}.txt").write_text("1\tthe food was good.[SEP]we came.\n0\tthe food was bad.[SEP]we left.\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "mine").symlink_to(elsewhere)
+    raw = {"train": "mine/train.txt", "dev": "mine/dev.txt", "test": "mine/test.txt", "keywords": ["food"]}
+    with pytest.raises(ConfigError, match=r"datasets\.mine\.train: .* resolves to .*elsewhere/train\.txt, outside "
+                                          r"data_dir .* Fix: set data_dir"):
+        read_splits("mine", validate_spec("mine", raw), data)
+    with pytest.raises(ConfigError, match="outside data_dir"):
+        availability({"data_dir": str(data), "datasets": {"mine": raw}, "download": False})
+    direct = {k: v.replace("mine/", "elsewhere/") if isinstance(v, str) else v for k, v in raw.items()}
+    assert len(read_splits("mine", validate_spec("mine", direct), tmp_path)["train"]) == 2  # no link: read

@@ -70,6 +70,15 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def _main(argv: list[str]) -> int:
+    """results_page.py's exit status: its main's return value, or the status the output guard
+    (icda.guard.parse_arguments) or argparse exits with."""
+    try:
+        return results_page.main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
 def _one_line(err: str, *names) -> str:
     """The error: one line (no traceback) holding each of ``names``."""
     lines = err.strip().splitlines()
@@ -89,7 +98,7 @@ def test_collect_refuses_the_collected_copy_as_its_offline_source(inputs, tmp_pa
     if spelling == "link":
         source.symlink_to(inputs / "offline")
     before = _files(tmp_path)
-    assert results_page.main(_collect(inputs, "--offline", str(source))) == 2
+    assert _main(_collect(inputs, "--offline", str(source))) == 2
     _one_line(capsys.readouterr().err, f"--offline {source}", inputs / "offline")
     assert _files(tmp_path) == before  # the CSVs, the filled-in provenance and the page as they were
 
@@ -101,7 +110,7 @@ def test_collect_refuses_a_robustness_folder_without_a_name_of_its_own(inputs, t
     (bench / "sub").mkdir()
     monkeypatch.chdir(bench if spelling == "." else bench / "sub")
     before = _files(tmp_path)
-    assert results_page.main(_collect(inputs, "--robustness", spelling)) == 2
+    assert _main(_collect(inputs, "--robustness", spelling)) == 2
     line = _one_line(capsys.readouterr().err, f"--robustness {spelling}:", inputs / "robustness")
     assert "main_200" in line  # the fix: the folder by its name
     assert _files(tmp_path) == before
@@ -115,7 +124,7 @@ def test_collect_refuses_the_collected_robustness_folder(inputs, tmp_path, capsy
         source.mkdir(parents=True)
         os.link(inputs / "robustness" / "main" / "runs.csv", source / "runs.csv")
     before = _files(tmp_path)
-    assert results_page.main(_collect(inputs, "--robustness", str(source))) == 2
+    assert _main(_collect(inputs, "--robustness", str(source))) == 2
     _one_line(capsys.readouterr().err, f"--robustness {source}", inputs / "robustness" / "main")
     assert _files(tmp_path) == before
 
@@ -124,7 +133,7 @@ def test_collect_refuses_two_robustness_folders_of_one_name(inputs, tmp_path, ca
     for parent in ("a", "b"):
         shutil.copytree(FIXTURE / "robustness" / "main", tmp_path / parent / "main")
     before = _files(tmp_path)
-    assert results_page.main(_collect(inputs, "--robustness", str(tmp_path / "a" / "main"), str(tmp_path / "b" / "main"))) == 2
+    assert _main(_collect(inputs, "--robustness", str(tmp_path / "a" / "main"), str(tmp_path / "b" / "main"))) == 2
     _one_line(capsys.readouterr().err, tmp_path / "a" / "main", tmp_path / "b" / "main")
     assert _files(tmp_path) == before
 
@@ -156,7 +165,7 @@ def test_a_source_that_matches_no_run_is_an_error(inputs, tmp_path, capsys, case
         _header_only(inputs / "robustness" / "main" / "runs.csv")
         source, args = inputs / "robustness" / "main", _args(inputs)
     before = _files(tmp_path)
-    assert results_page.main(args) == 2
+    assert _main(args) == 2
     _one_line(capsys.readouterr().err, source)
     assert _files(tmp_path) == before
 
@@ -227,7 +236,7 @@ def test_a_page_with_unpaired_nested_or_repeated_markers_is_refused(inputs, tmp_
     text, line, marker = MARKER_CASES[case]
     page = tmp_path / "page.md"
     page.write_text(text, encoding="utf-8")
-    assert results_page.main(_args(inputs)) == 2
+    assert _main(_args(inputs)) == 2
     _one_line(capsys.readouterr().err, f"{page}:{line}:", marker)
     assert page.read_text(encoding="utf-8") == text  # no prose deleted
 
@@ -261,9 +270,9 @@ def test_values_are_escaped_and_a_second_run_changes_nothing(inputs, tmp_path, c
                                          "conditions": "a\n<!-- /generated -->\nb"}
     (inputs / "provenance.yaml").write_text(yaml.safe_dump(provenance), encoding="utf-8")
     page = tmp_path / "page.md"
-    assert results_page.main(_args(inputs)) == 0
+    assert _main(_args(inputs)) == 0
     first = page.read_text(encoding="utf-8")
-    assert results_page.main(_args(inputs)) == 0 and page.read_text(encoding="utf-8") == first
+    assert _main(_args(inputs)) == 0 and page.read_text(encoding="utf-8") == first
     assert capsys.readouterr().out.endswith("is up to date\n")
     assert first.count("<!-- /generated -->") == first.count("<!-- generated: ") == len(results_page.BLOCKS)
     assert "<script>" not in first and "&lt;script&gt;alert(1)&lt;/script&gt;" in first
@@ -279,7 +288,7 @@ def test_a_run_with_an_empty_icda_cell_is_refused(inputs, capsys):
     a row that counts it in "runs" while its ICDA is over one run fewer)."""
     runs = inputs / "robustness" / "main" / "runs.csv"
     _edit(runs, _set("ICDA", "", row=1))
-    assert results_page.main(_args(inputs, "--check")) == 2
+    assert _main(_args(inputs, "--check")) == 2
     _one_line(capsys.readouterr().err, f"{runs}:3:", "ICDA")
 
 
@@ -312,6 +321,13 @@ MALFORMED = {
     "a text MMI": ("robustness/main/runs.csv", _set("MMI", "abc"), "MMI"),
     "an infinite ICDA": ("robustness/main/runs.csv", _set("ICDA", "inf", row=0), "ICDA"),
     "a dataset twice in compute.csv": ("offline/compute.csv", lambda df: pd.concat([df, df.iloc[:1]]), "method"),
+    # precisions outside 0-100 (1e308 printed 300 digits ± inf), an iteration past the curve
+    "an MMI of 1e308": ("robustness/main/runs.csv", _set("MMI", "1e308", row=0), "column MMI: 1e+308 is outside [0, 100]"),
+    "a negative ICDA": ("robustness/main/runs.csv", _set("ICDA", "-5", row=0), "column ICDA: -5 is outside"),
+    "an icda_iteration beyond the curve": ("robustness/main/runs.csv", _set("icda_iteration", "9", row=0),
+                                           "column icda_iteration: 9 is beyond the curve's 3 iterations"),
+    "a curve above 100": ("robustness/main/runs.csv", _set("curve", "70 75 188", row=0), "column curve"),
+    "a precision above 1": ("offline/all_results.csv", _set("precision", "60", row=1), "column precision: 60 is outside"),
 }
 
 
@@ -323,7 +339,7 @@ def test_a_malformed_csv_is_refused_in_one_line_naming_the_file_and_the_column(i
         _empty(path)
     else:
         _edit(path, change)
-    assert results_page.main(_args(inputs, "--check")) == 2
+    assert _main(_args(inputs, "--check")) == 2
     _one_line(capsys.readouterr().err, path, column)
 
 
@@ -331,7 +347,7 @@ def test_a_provenance_value_that_is_no_number_is_refused(inputs, capsys):
     provenance = yaml.safe_load((inputs / "provenance.yaml").read_text(encoding="utf-8"))
     provenance["robustness"]["main"]["wall_min"] = "fifty"
     (inputs / "provenance.yaml").write_text(yaml.safe_dump(provenance), encoding="utf-8")
-    assert results_page.main(_args(inputs, "--check")) == 2
+    assert _main(_args(inputs, "--check")) == 2
     _one_line(capsys.readouterr().err, "robustness: main", "wall_min")
 
 
@@ -522,7 +538,7 @@ def test_random_values_keep_the_prose_and_one_pair_of_markers_per_block(runs, da
         args[args.index(str(docs / "robustness" / "main"))] = str(folder)
         err = io.StringIO()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            rc = results_page.main(args)
+            rc = _main(args)
         if rc == 2:  # a value the inputs' format does not allow (an empty cell, a text for a number, FILL IN)
             _one_line(err.getvalue())
             assert page.read_text(encoding="utf-8") == PAGE
@@ -538,5 +554,5 @@ def test_random_values_keep_the_prose_and_one_pair_of_markers_per_block(runs, da
 
         assert prose(first) == prose(PAGE)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            assert results_page.main(args) == 0
+            assert _main(args) == 0
         assert page.read_text(encoding="utf-8") == first  # a second run is a no-op

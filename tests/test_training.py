@@ -333,8 +333,8 @@ def test_an_iterations_candidates_trained_in_one_process_equal_separate_jobs(tmp
 def test_train_refuses_comp_lambdas_that_do_not_match_its_candidates(tmp_path, capsys, args, message):
     from icda.cli import main
 
-    assert main(["train", "--settings", str(tmp_path / "settings.json"), "--data-dir", str(tmp_path),
-                 "--out-dir", str(tmp_path / "out"), *args]) == 2
+    assert main(["train", "--settings", str(tmp_path / "settings.json"), "--data-dir", str(tmp_path / "data"),
+                 "--out-dir", str(tmp_path / "out"), *args]) == 2  # (an --out-dir inside --data-dir: the guard's)
     assert re.search(message, capsys.readouterr().err)
 
 

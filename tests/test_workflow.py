@@ -484,7 +484,7 @@ def _finished_tiny_run(root: Path, last: int, taken: int) -> None:
     tables: run 1 stops after iteration ``last`` and takes ``taken`` as ICDA (placeholders but
     the stop decisions), all dated alike, so that a dry run plans only what is missing."""
     results = root / "results"
-    files = ["unavailable.json", "tables/groups.json", "synthetic/dataset.json", "synthetic/settings.json",
+    files = ["unavailable.json", "groups.json", "synthetic/dataset.json", "synthetic/settings.json",
              "synthetic/embeddings.pt", "synthetic/baselines.json",
              *(f"synthetic/data/{name}" for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "stats.json")),
              "synthetic/run1/summary.json", "synthetic/run1/comp/candidates/.snakemake_timestamp",

@@ -465,3 +465,26 @@ def test_a_run_of_only_your_own_dataset_plans_no_theory_figures(tmp_path):
     jobs = planned_jobs(proc)
     assert "theory" not in jobs and jobs["prune_models"] == jobs["prepare"] == 1, jobs
     assert "results/tables/your_datasets.md" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("icda, runs, problem", [
+    ({"stop_rule": "paper", "final_choice": "agreement_guard"}, None,
+     "icda.final_choice = agreement_guard is ignored under icda.stop_rule = paper"),
+    ({"candidate_choice": "agreement", "final_choice": "last"}, [[42], [45, 46]],
+     "icda.candidate_choice = agreement read the fresh candidates' agreement, but run 1 has one seed"),
+    ({"candidate_choice": "loss", "final_choice": "agreement_guard"}, [[42, 43], [45]],
+     "icda.final_choice = agreement_guard read the fresh candidates' agreement, but run 2 has one seed"),
+])
+def test_loop_settings_that_would_be_ignored_are_refused(tmp_path, icda, runs, problem):
+    """final_choice under stop_rule: paper, and agreement-based choices with one
+    seed a run, were silently ignored."""
+    config = _config(tmp_path)
+    config["icda"] |= icda
+    config["overrides"] = {}
+    if runs is not None:
+        config["runs"] = runs
+    with pytest.raises(ConfigError, match="Fix: ") as err:
+        run_settings.check_settings(config, ["synthetic"])
+    assert problem in str(err.value)
+    config["icda"] |= {"stop_rule": "rationales", "candidate_choice": "loss", "final_choice": "last"}
+    run_settings.check_settings(config, ["synthetic"])  # the same runs with settings they can honour

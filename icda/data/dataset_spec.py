@@ -52,12 +52,13 @@ prepare read, a file elsewhere.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from urllib.parse import urlsplit
 from typing import Any
 
-from icda.data.synthetic import generate_synthetic
+from icda.data.synthetic import LEVELS as SYNTHETIC_CLASSES, check_synthetic, generate_synthetic
 from icda.errors import ConfigError
 from icda.data.llm_spec import parse_llm
 
@@ -217,6 +218,15 @@ def validate_spec(name: str, spec: dict) -> dict:
         for key, param in params.items():
             if param.default is inspect.Parameter.empty and key not in out["synthetic"]:
                 raise fail(f"synthetic.{key}", "missing", "give the number of documents")
+        if out["classes"] not in SYNTHETIC_CLASSES:
+            raise fail("classes", f"{out['classes']} classes for a synthetic dataset",
+                       f"give {min(SYNTHETIC_CLASSES)} to {max(SYNTHETIC_CLASSES)} classes (the generator's levels)")
+        problem = check_synthetic(out["synthetic"])
+        if problem is not None:
+            raise fail(f"synthetic.{problem[0]}", problem[1], problem[2])
+        if out["synthetic"].get("verdict") is not None and out["classes"] != 2:
+            raise fail("synthetic.verdict", f"needs two classes (classes is {out['classes']})",
+                       "remove the verdict, or set classes: 2")
         for key in ("train", "dev", "test", "dev_fraction"):
             if out[key] is not None:
                 raise fail(key, "is set for a synthetic dataset", "remove it (or set source: files)")
@@ -279,6 +289,28 @@ def input_files(spec: dict, data_dir: str | Path) -> list[Path]:
     if spec.get("source", "files") != "files":
         return []
     return [Path(data_dir) / spec[k] for k in SPLITS if spec.get(k)]
+
+
+def check_resolved_inside(name: str, spec: dict, data_dir: str | Path) -> None:
+    """Refuse a configured file (or an ERASER split's ``docs/``) that lies inside ``data_dir`` as
+    written but outside it once symbolic links are resolved (the lexical check of
+    :func:`validate_spec` sees no ``..``; a link under data_dir can still lead anywhere).
+
+    Raises:
+        ConfigError: naming the key, both paths and the fix.
+    """
+    root = Path(os.path.realpath(data_dir))
+    for key in SPLITS:
+        rel = spec.get(key) if spec.get("source", "files") == "files" else None
+        if not rel:
+            continue
+        path = Path(data_dir) / rel
+        for place in (path, path.parent / "docs"):
+            real = Path(os.path.realpath(place))
+            if (place.exists() or place.is_symlink()) and real != root and root not in real.parents:
+                raise ConfigError(f"datasets.{name}.{key}: {place} resolves to {real}, outside data_dir {root} (a "
+                                  "symbolic link leads out). Fix: set data_dir to a folder that holds the files, or "
+                                  "copy them under data_dir")
 
 
 def missing_files(spec: dict, data_dir: str | Path) -> list[Path]:

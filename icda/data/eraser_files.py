@@ -85,6 +85,10 @@ def read_document(path: Path, where: Path, line: int | None, what: str) -> list[
         DataError (naming ``where``, ``line``, ``what`` and the document): the file is missing,
             unreadable or not UTF-8.
     """
+    if path.is_dir():
+        raise DataError(where, line, f"{what}: its document {path} is a folder, not a file",
+                        f"put the document's sentences, one a line, in the file {path} (ERASER's docs/ holds one "
+                        "file per document)")
     if not path.is_file():
         raise DataError(where, line, f"{what}: its document {path} does not exist",
                         f"put the document's sentences, one a line, in {path} (ERASER's docs/ folder beside "
@@ -158,27 +162,53 @@ def _token_sentences(doc: Sequence[Sequence[str]], span: tuple[int, int]) -> tup
 def check_evidence(ev: dict, doc: Sequence[Sequence[str]], path: Path, line: int, ann: str) -> tuple[int, int] | None:
     """Check one evidence of annotation ``ann`` against its document ``doc`` (sentences of
     tokens): its sentence range and token range lie inside it (at least one of them given;
-    ERASER writes −1 for an absent one), and its ``text`` (when given) is the text of the tokens
-    it points at (of its token range, else of its sentences), compared token by token. Returns
-    ``(start_sentence, end_sentence)``: the evidence's own, or the sentences its token range
-    touches (as ERASER's scoring maps tokens to sentences); None for an empty evidence
-    (``start_token == end_token``, as ERASER's own files hold a few), which marks nothing.
+    ERASER writes −1 for an absent one), the two agree where both are given (the token range
+    touches exactly the sentences ``[start_sentence, end_sentence)``), and its ``text`` (when
+    given) is the text of the tokens it points at (of its token range, else of its sentences),
+    compared token by token. Returns ``(start_sentence, end_sentence)``: the evidence's own, or
+    the sentences its token range touches (as ERASER's scoring maps tokens to sentences).
+
+    An empty token range (``start_token == end_token``, as ERASER's own files hold a few) with
+    sentence indices marks those sentences (its text is checked against them); without them it
+    marks nothing and None is returned, provided it lies within the document (``0 <= start_token
+    <= its tokens``) and its text, if any, is empty.
 
     Raises:
         DataError: naming the file, line and annotation.
     """
-    start, end = ev.get("start_token", -1), ev.get("end_token", -1)
-    if _int(start) and _int(end) and start == end and start >= 0:
-        return None
-    sentences = _span(ev, "sentence", len(doc), path, line, ann, required=False)
     tokens = [t for sentence in doc for t in sentence]
-    token_span = _span(ev, "token", len(tokens), path, line, ann, required=False)
+    start, end = ev.get("start_token", -1), ev.get("end_token", -1)
+    empty = _int(start) and _int(end) and start == end and start >= 0
+    sentences = _span(ev, "sentence", len(doc), path, line, ann, required=False)
+    if empty:
+        if start > len(tokens):
+            raise DataError(path, line, f"annotation {ann}: an empty evidence (start_token = end_token = {start}) lies "
+                            f"outside document {ev['docid']} ({len(tokens)} tokens)",
+                            "fix the evidence's start_token/end_token (0-based, end exclusive), or remove it")
+        if sentences is None:
+            text = ev.get("text", "")
+            if not isinstance(text, str) or text.split():
+                raise DataError(path, line, f"annotation {ann}: an empty evidence (start_token = end_token = {start}) "
+                                f"has the text {json.dumps(text)[:60]}, so it is not empty",
+                                "give the evidence the token range of its text (end exclusive), or its "
+                                "start_sentence/end_sentence")
+            return None
+        token_span = None
+    else:
+        token_span = _span(ev, "token", len(tokens), path, line, ann, required=False)
     if sentences is None:
         if token_span is None:
             raise DataError(path, line, f"annotation {ann}: an evidence has neither sentence nor token indices",
                             "give every evidence start_sentence/end_sentence or start_token/end_token "
                             "(0-based, end exclusive)")
         sentences = _token_sentences(doc, token_span)
+    elif token_span is not None and _token_sentences(doc, token_span) != sentences:
+        touched = _token_sentences(doc, token_span)
+        raise DataError(path, line, f"annotation {ann}: an evidence's sentences [{sentences[0]}, {sentences[1]}) "
+                        f"contradict its tokens [{token_span[0]}, {token_span[1]}), which lie in sentences "
+                        f"[{touched[0]}, {touched[1]}) of document {ev['docid']}",
+                        "fix the evidence's start_sentence/end_sentence or start_token/end_token (0-based, end "
+                        "exclusive), or the document file")
     if "text" in ev:
         text = ev["text"]
         if not isinstance(text, str):
@@ -206,6 +236,7 @@ def class_names(paths: Sequence[str | Path], classes: int, given: Sequence[str] 
         DataError: a name is not among ``given``, or the sorted names are not ``classes`` many.
     """
     found: dict[str, tuple[Path, int]] = {}
+    per_file: dict[str, list[tuple[Path, int]]] = {}
     for path in paths:
         for lineno, line in _lines(Path(path)):
             try:
@@ -214,6 +245,7 @@ def class_names(paths: Sequence[str | Path], classes: int, given: Sequence[str] 
                 continue
             if isinstance(label, str):
                 found.setdefault(label, (Path(path), lineno))
+                per_file.setdefault(label, []).append((Path(path), lineno))
     if given is not None:
         for label, (path, lineno) in found.items():
             if label not in given:
@@ -224,10 +256,15 @@ def class_names(paths: Sequence[str | Path], classes: int, given: Sequence[str] 
         return None
     names = sorted(found)
     if len(names) != classes:
-        path, lineno = found[names[-1]]
+        # a class that only some of the files name (e.g. only test): the one to point at
+        files = {label: {p for p, _ in per_file[label]} for label in names}
+        partial = [label for label in names if len(files[label]) < len({Path(p) for p in paths})]
+        label = partial[0] if partial else names[-1]
+        path, lineno = found[label]
+        only = f"; {label!r} appears only in {', '.join(sorted(str(p) for p in files[label]))}" if partial else ""
         raise DataError(path, lineno, f"the ERASER files name {len(names)} classes {names[:10]}, but the dataset "
-                        f"has {classes}", f"set datasets.<name>.classes to {len(names)}, or list the names in "
-                        "datasets.<name>.class_names")
+                        f"has {classes}{only}", f"set datasets.<name>.classes to {len(names)}, or list the names in "
+                        "datasets.<name>.class_names, or fix the annotation")
     return names
 
 
@@ -376,7 +413,7 @@ def check_annotation_spans(lines: Sequence[tuple[int, Any]], path: Path,
                            documents: Mapping[str, Sequence[Sequence[str]]]) -> None:
     """Check every evidence of the annotations (:func:`check_annotations`) against its document:
     0 <= start_token < end_token <= its tokens, and start_sentence < end_sentence within its
-    sentences (or both -1: no sentence indices).
+    sentences (or both -1: no sentence indices), the sentences its tokens touch.
 
     Raises:
         DataError: naming the file, the line and the annotation.
@@ -385,8 +422,15 @@ def check_annotation_spans(lines: Sequence[tuple[int, Any]], path: Path,
         ann = repr(a["annotation_id"])
         for ev in _evidences(a, path, line, ann):
             doc = documents[ev["docid"]]
-            _span(ev, "token", sum(len(s) for s in doc), path, line, ann, required=True)
-            _span(ev, "sentence", len(doc), path, line, ann, required=False)
+            tokens = _span(ev, "token", sum(len(s) for s in doc), path, line, ann, required=True)
+            sentences = _span(ev, "sentence", len(doc), path, line, ann, required=False)
+            if sentences is not None and _token_sentences(doc, tokens) != sentences:
+                touched = _token_sentences(doc, tokens)
+                raise DataError(path, line, f"annotation {ann}: an evidence's sentences [{sentences[0]}, "
+                                f"{sentences[1]}) contradict its tokens [{tokens[0]}, {tokens[1]}), which lie in "
+                                f"sentences [{touched[0]}, {touched[1]}) of document {ev['docid']}",
+                                "fix the evidence's start_sentence/end_sentence or start_token/end_token, or "
+                                "export the data directory again")
 
 
 def _scores(obj: Any, field: str, kls: Any, path: Path, line: int, ann: str) -> None:
@@ -464,8 +508,9 @@ def check_results(lines: Sequence[tuple[int, Any]], path: Path, docs_dir: Path) 
 def check_result_spans(lines: Sequence[tuple[int, Any]], path: Path,
                        documents: Mapping[str, Sequence[Sequence[str]]]) -> None:
     """Check every results line (:func:`check_results`) against its documents: each hard span
-    0 <= start_token < end_token <= the document's tokens; one soft score per token and per
-    sentence.
+    0 <= start_token < end_token <= the document's tokens, no two of a document overlapping (a
+    token counted twice would give IOU and token scores above 1); one soft score per token and
+    per sentence.
 
     Raises:
         DataError: naming the file, the line and the annotation.
@@ -480,6 +525,12 @@ def check_result_spans(lines: Sequence[tuple[int, Any]], path: Path,
                     raise DataError(path, line, f"annotation {ann}: hard rationale span [{h['start_token']}, "
                                     f"{h['end_token']}) is not inside document {rat['docid']} ({n_tokens} tokens)",
                                     "give spans with 0 <= start_token < end_token <= the document's tokens")
+            spans = sorted((h["start_token"], h["end_token"]) for h in rat.get("hard_rationale_predictions", []))
+            for (a0, a1), (b0, b1) in zip(spans, spans[1:]):
+                if b0 < a1:
+                    raise DataError(path, line, f"annotation {ann}: hard rationale spans [{a0}, {a1}) and [{b0}, "
+                                    f"{b1}) of document {rat['docid']} overlap (their shared tokens would count "
+                                    "twice)", "give disjoint spans: merge overlapping ones into one")
             for field, n, unit in (("soft_rationale_predictions", n_tokens, "tokens"),
                                    ("soft_sentence_predictions", len(doc), "sentences")):
                 if len(rat[field]) != n:

@@ -172,6 +172,7 @@ def read_jsonl(
     known_keys_only: bool = False,
     file_name_ids: bool = False,
     names: Sequence[str] | None = None,
+    kept: list[tuple[int, ...]] | None = None,
 ) -> list[Document]:
     """Read generic JSONL documents: one JSON object a line.
 
@@ -198,12 +199,15 @@ def read_jsonl(
         file_name_ids: reject an ``"id"`` that is not a plain file name
             (:data:`~icda.data.document.DOC_ID`: ``python -m icda prepare`` asks it, as the ERASER
             export keeps each document in ``docs/<id>``).
+        kept: a list that gets, per document read, the indices into its record's ``"sentences"``
+            of the sentences kept (blank ones are dropped, so a document's sentence i is the
+            record's ``kept[d][i]``; a ``"text"`` record's are its split sentences, 0..n-1).
 
     Raises:
         DataError: the file is missing or not UTF-8; a line is not a JSON object, has an unknown
             key (``known_keys_only``), an id that is not a file name (``file_name_ids``), has no or a
             bad label, neither or a malformed ``sentences``/``text``, a bad rationale index, a
-            duplicate id, or no non-empty sentence; a string holds half a surrogate pair
+            duplicate id or one that is neither a string nor an integer, or no non-empty sentence; a string holds half a surrogate pair
             (``"\\ud83d"``); a ``text`` is longer than spaCy splits (1,000,000 characters).
     """
     path = Path(path)
@@ -286,7 +290,12 @@ def read_jsonl(
         else:
             sentences = _sentences(path, lineno, raw)
             rationale = None if keywords is None else keyword_rationale(sentences, keywords)
-        doc_id = str(obj["id"]) if obj.get("id") is not None else f"{prefix}-{lineno}"
+        given_id = obj.get("id")
+        if given_id is not None and (isinstance(given_id, bool) or not isinstance(given_id, (str, int))):
+            raise DataError(path, lineno, f'"id" {json.dumps(given_id)[:60]} is not a string or an integer',
+                            "give every document an id that is a string or an integer (or none, to number "
+                            "them by line)")
+        doc_id = str(given_id) if given_id is not None else f"{prefix}-{lineno}"
         if file_name_ids and not is_doc_id(doc_id):
             raise DataError(path, lineno, f"id {doc_id!r} is not a plain file name (the ERASER export writes "
                             "each document to docs/<id>)", f"give ids of {DOC_ID_RULE}, or none, to number "
@@ -296,6 +305,8 @@ def read_jsonl(
                             "give every document a unique id (or none, to number them by line)")
         seen[doc_id] = lineno
         docs.append(Document(doc_id, label, sentences, rationale))
+        if kept is not None:
+            kept.append(tuple(i for i, s in enumerate(raw) if s.strip()))
     return docs
 
 

@@ -185,6 +185,46 @@ MIN_SENTENCES = 5
 MAX_SENTENCES = 9
 
 
+#: the most documents a synthetic split may have (a typo such as 1e9 would run for days)
+MAX_DOCUMENTS = 1_000_000
+#: the most sentences a synthetic document may have beside its aspects
+MAX_DOCUMENT_SENTENCES = 200
+
+
+def check_synthetic(args: dict) -> tuple[str, str, str] | None:
+    """The first problem of :func:`generate_synthetic`'s keyword ``args`` (as a config gives them:
+    counts must be integers, not booleans or strings; probabilities finite numbers), as ``(key,
+    problem, fix)``, or None. ``generate_synthetic`` raises for the same."""
+    import inspect
+
+    params = inspect.signature(generate_synthetic).parameters
+    values = {k: p.default for k, p in params.items() if p.default is not inspect.Parameter.empty} | dict(args)
+
+    def integer(x):
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    for key in ("n_train", "n_dev", "n_test"):
+        if key in values and not (integer(values[key]) and 0 <= values[key] <= MAX_DOCUMENTS):
+            return key, f"{values[key]!r} is not a number of documents", f"give an integer from 0 to {MAX_DOCUMENTS:,}"
+    for key in ("p_x1", "p_x2", "p_verdict"):
+        x = values[key]
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x <= 1:  # NaN fails too
+            return key, f"{x!r} is not a probability", "give a number from 0 to 1"
+    if not (integer(values["n_aspects"]) and 2 <= values["n_aspects"] <= len(ASPECTS)):
+        return "n_aspects", f"{values['n_aspects']!r} is not a number of aspects", f"give an integer from 2 to {len(ASPECTS)}"
+    if not integer(values["seed"]) or values["seed"] < 0:
+        return "seed", f"{values['seed']!r} is not a seed", "give an integer >= 0"
+    if values["verdict"] is not None and values["verdict"] not in VERDICT_POSITIONS:
+        return "verdict", f"{values['verdict']!r} is not a verdict position", f"give null or one of {', '.join(VERDICT_POSITIONS)}"
+    for key in ("min_sentences", "max_sentences"):
+        if not (integer(values[key]) and 1 <= values[key] <= MAX_DOCUMENT_SENTENCES):
+            return key, f"{values[key]!r} is not a number of sentences", f"give an integer from 1 to {MAX_DOCUMENT_SENTENCES}"
+    if values["min_sentences"] > values["max_sentences"]:
+        return ("max_sentences", f"{values['max_sentences']} is below min_sentences {values['min_sentences']} "
+                f"(default {MIN_SENTENCES})", "give max_sentences >= min_sentences")
+    return None
+
+
 def generate_synthetic(
     n_train: int,
     n_dev: int,

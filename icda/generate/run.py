@@ -32,6 +32,7 @@ from icda.errors import DataError
 from icda.generate.records import (Request, Response, ResponseCache, clean_text, request_key, request_seed,
                                    write_responses)
 from icda.data.llm_spec import LlmSpec, parse_llm, responses_path
+from icda.guard import add_input, add_output
 
 log = logging.getLogger(__name__)
 
@@ -185,11 +186,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "workflow writes it) or from --config and --dataset."
         ),
     )
-    p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., **spec}")
-    p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
+    add_input(p, "--spec", help="JSON spec: {\"name\": ..., **spec}")
+    add_input(p, "--config", help="YAML config with data_dir and datasets (instead of --spec)")
     p.add_argument("--dataset", help="dataset name under `datasets` in --config")
-    p.add_argument("--out", type=Path, help="responses file (default results/<dataset>/generated/responses.jsonl)")
-    p.add_argument("--cache", type=Path, help="cache file (default llm.cache or results/cache/llm/<dataset>.jsonl)")
+    add_output(p, "--out", help="responses file (default results/<dataset>/generated/responses.jsonl)")
+    add_output(p, "--cache", help="cache file (default llm.cache or results/cache/llm/<dataset>.jsonl)")
     p.set_defaults(func=run)
 
 

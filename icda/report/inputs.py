@@ -68,7 +68,7 @@ def _check_groups(groups: object, where: str) -> dict[str, list[str]]:
 
 
 def load_groups(groups_path: Path | None = None, config_path: Path | None = None) -> dict[str, list[str]]:
-    """Table groups from a JSON file (the workflow's ``results/tables/groups.json``) or a config's
+    """Table groups from a JSON file (the workflow's ``results/groups.json``) or a config's
     ``report: groups:``, else the schema's default ``report.groups`` (:mod:`icda.schema`).
 
     Raises:

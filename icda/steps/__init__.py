@@ -24,6 +24,12 @@ does, its options and what it reads and writes. :mod:`icda.cli` only lists the m
 * :mod:`icda.steps.prune` — ``prune-models``: removes the model.pt of the candidates no choice
   reports once a dataset's run has finished (``keep_models: chosen``).
 
+**Every path argument is declared an input or an output** (:func:`icda.guard.add_input`,
+:func:`icda.guard.add_output`, never a bare ``add_argument(..., type=Path)``): ``python -m icda``
+refuses, before the command runs, an output that reaches an input (:mod:`icda.guard`,
+docs/architecture.md "No output reaches an input"); tests/test_output_guard_parser.py fails on an
+undeclared one and tries every (output, input) pair of every command.
+
 The other commands live in the module of their step function: ``generate`` :mod:`icda.generate.run`,
 ``sweep`` :mod:`icda.sweep`, ``config-reference`` :mod:`icda.config_reference`. Where the files
 lie: :mod:`icda.layout`.
@@ -34,6 +40,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from icda.guard import add_input
+
+
 
 def command_doc(doc: str, paragraphs: int = 1) -> str:
     """The first ``paragraphs`` paragraphs of a command module's docstring: its ``--help``
@@ -41,13 +50,25 @@ def command_doc(doc: str, paragraphs: int = 1) -> str:
     return "\n\n".join(doc.split("\n\n")[:paragraphs])
 
 
+def device_name(value: str) -> str:
+    """The ``--device`` argument type: a device name (:func:`icda.settings.check_device`), else
+    argparse's one-line usage error."""
+    from icda.errors import ConfigError
+    from icda.settings import check_device
+
+    try:
+        return check_device(value, "--device")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of the commands that load a dataset's workspace (``train``, ``evaluate``:
     :func:`icda.loading.open_workspace`)."""
-    parser.add_argument("--settings", type=Path, required=True,
+    add_input(parser, "--settings", required=True,
                         help="settings.json with encoder/model/train/icda/device sections")
-    parser.add_argument("--data-dir", type=Path, required=True,
+    add_input(parser, "--data-dir", kind="folder", required=True,
                         help="prepared dataset folder holding train/dev/test.jsonl")
-    parser.add_argument("--embeddings", type=Path,
+    add_input(parser, "--embeddings",
                         help="embedding cache from `python -m icda embed` (frozen mode)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")

@@ -26,6 +26,7 @@ from icda.data.dataset_spec import SPLITS, validate_spec
 from icda.data.dataset_spec_files import load_one_spec
 from icda.data.document import Document
 from icda.data.overlap import exact_duplicates, overlap
+from icda.guard import add_input, add_output
 from icda.records import DataAudit
 from icda.settings import EncoderSettings, Settings
 from icda.io import check_output
@@ -135,15 +136,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "documents test shares with train and dev, exactly (case and whitespace normalised) "
             "or as MinHash near-duplicates at the dataset's near_duplicate_threshold."),
     )
-    p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
-    p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
+    add_input(p, "--spec", help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
+    add_input(p, "--config", help="YAML config with data_dir and datasets (instead of --spec)")
     p.add_argument("--dataset", help="dataset name under `datasets` in --config")
-    p.add_argument("--responses", type=Path,
+    add_input(p, "--responses",
                    help="source: llm only: the responses file (default where `generate` writes it)")
-    p.add_argument("--settings", type=Path,
+    add_input(p, "--settings",
                    help="the dataset's settings.json: its encoder (tokenizer, max_tokens, max_sentences); "
                         "default: the encoder defaults")
-    p.add_argument("--out", required=True, type=Path, help="e.g. results/<dataset>/data_audit.json")
+    add_output(p, "--out", required=True, help="e.g. results/<dataset>/data_audit.json")
     p.set_defaults(func=run)
 
 

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import re
 from pathlib import Path
 
 from icda.counterfactual import augmented_documents
 from icda.data.document import read_split
+from icda.errors import ConfigError
+from icda.guard import add_input, add_output
 from icda.io import write_jsonl
-from icda.layout import split_path
+from icda.layout import AUGMENTED_DIR, POOLS_FILE, split_path
 from icda.records import Pools
 from icda.steps import command_doc
 
@@ -56,15 +60,36 @@ def write_augmented(pools: str | Path, data_dir: str | Path, seed: int, max_sent
 def register(sub) -> None:
     p = sub.add_parser("augment", help="materialise the augmented dataset (originals + counterfactuals)",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--pools", type=Path, required=True, help="pools.json of this iteration")
-    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json")
-    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset folder")
-    p.add_argument("--out-dir", type=Path, required=True, help="writes train.jsonl and dev.jsonl")
+    add_input(p, "--pools", required=True, help="pools.json of this iteration")
+    add_input(p, "--settings", required=True, help="the dataset's settings.json")
+    add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset folder")
+    add_output(p, "--out-dir", kind="owned", required=True, help="writes train.jsonl and dev.jsonl")
     p.set_defaults(func=run)
+
+
+def check_iteration(pools: str | Path, out_dir: str | Path) -> None:
+    """Refuse an ``augmented/`` output folder of another iteration than ``pools``: where both lie
+    as :mod:`icda.layout` places them (``<iteration>/pools.json``, ``<iteration>/augmented``, an
+    iteration folder being ``iter<k>``), the augmented data of iteration k belongs beside its
+    pools (another iteration's would be replaced).
+
+    Raises:
+        ConfigError: naming both paths and the fix.
+    """
+    pools, out_dir = Path(pools), Path(out_dir)
+    if pools.name != POOLS_FILE or out_dir.name != AUGMENTED_DIR:
+        return
+    here, there = Path(os.path.realpath(pools)).parent, Path(os.path.realpath(out_dir)).parent
+    if here != there and re.fullmatch(r"iter[0-9]+", there.name):  # (an augmented/ folder elsewhere is no iteration's)
+        raise ConfigError(f"--out-dir {out_dir}: is the {AUGMENTED_DIR}/ folder of {there}, not of the iteration of "
+                          f"--pools {pools} ({here}): it would replace that iteration's augmented data. Fix: "
+                          f"--out-dir {here / AUGMENTED_DIR}")
 
 
 def run(args: argparse.Namespace) -> None:
     from icda.settings import Settings
+
+    check_iteration(args.pools, args.out_dir)
 
     settings = Settings.load(args.settings)
     write_augmented(args.pools, args.data_dir, settings.icda.dev_seed, settings.encoder.max_sentences, args.out_dir)

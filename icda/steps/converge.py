@@ -15,6 +15,7 @@ import argparse
 from pathlib import Path
 
 from icda.errors import ConfigError
+from icda.guard import add_input, add_output
 from icda.records import Choice, Decision, Pools
 from icda.model_selection import convergence
 from icda.settings import Settings
@@ -56,11 +57,11 @@ def register(sub) -> None:
     p = sub.add_parser("converge", description=command_doc(__doc__),
                        help="the stop rule (icda.stop_rule, icda.stop_unchanged, icda.max_iters) and "
                             "the iteration taken as ICDA (icda.final_choice)")
-    p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
-    p.add_argument("--previous", type=Path, help="converge.json of the previous iteration (k >= 1)")
-    p.add_argument("--pools", type=Path, help="pools.json of this iteration (a blocked one ends the run)")
-    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json (its icda section)")
-    p.add_argument("--out", type=Path, required=True, help="converge.json")
+    add_input(p, "--choice", required=True, help="choice.json of this iteration")
+    add_input(p, "--previous", help="converge.json of the previous iteration (k >= 1)")
+    add_input(p, "--pools", help="pools.json of this iteration (a blocked one ends the run)")
+    add_input(p, "--settings", required=True, help="the dataset's settings.json (its icda section)")
+    add_output(p, "--out", required=True, help="converge.json")
     p.set_defaults(func=run)
 
 

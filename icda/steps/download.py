@@ -25,6 +25,7 @@ from pathlib import Path
 from icda.data.dataset_spec import describe_missing, downloadable, missing_files, validate_spec
 from icda.data.dataset_spec_files import load_specs
 from icda.errors import DataError
+from icda.guard import add_input
 from icda.io import atomic_path
 
 log = logging.getLogger(__name__)
@@ -216,8 +217,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "error; with --config and no --dataset such datasets are only reported."
         ),
     )
-    p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
-    p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
+    add_input(p, "--spec", help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
+    add_input(p, "--config", help="YAML config with data_dir and datasets (instead of --spec)")
     p.add_argument("--dataset", action="append", help="dataset name in --config (repeatable; default all)")
     p.set_defaults(func=run)
 

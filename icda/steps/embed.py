@@ -16,8 +16,10 @@ from icda.data.document import Document, read_documents
 from icda.embed import EmbeddingCache, cache_key, embed_documents, unique_sentences
 from icda.encoder import EncoderSettings, encoder_fingerprint, resolve_device, resolve_encoder_path
 from icda.errors import ConfigError, DataError
+from icda.guard import add_input, add_output
 from icda.io import check_output, read_json
 from icda.layout import SPLITS, split_path
+from icda.steps import device_name
 
 log = logging.getLogger(__name__)
 
@@ -90,10 +92,10 @@ def register(subparsers) -> None:
             "sentence encoder and write one embedding cache file. Encoder settings come from "
             "--settings (its 'encoder' object) and are overridden by explicit flags."),
     )
-    parser.add_argument("--data-dir", required=True, type=Path,
+    add_input(parser, "--data-dir", kind="folder", required=True,
                         help="folder holding train.jsonl, dev.jsonl, test.jsonl (from `prepare`)")
-    parser.add_argument("--out", required=True, type=Path, help="embedding cache file to write (.pt)")
-    parser.add_argument("--settings", type=Path,
+    add_output(parser, "--out", required=True, help="embedding cache file to write (.pt)")
+    add_input(parser, "--settings",
                         help="JSON file whose 'encoder' object holds encoder settings")
     parser.add_argument("--encoder", dest="name",
                         help="'default' (all-MiniLM-L6-v2, offline), a model directory or hub id")
@@ -103,9 +105,9 @@ def register(subparsers) -> None:
     parser.add_argument("--max-sentences", type=int,
                         help=f"first N sentences of each document (default {EncoderSettings.max_sentences})")
     parser.add_argument("--batch-size", type=int, help="sentences per forward pass (default 128)")
-    parser.add_argument("--cache-dir", type=Path,
+    add_output(parser, "--cache-dir", kind="folder",
                         help="shared cache folder: reuse <key>.pt there, or write it")
-    parser.add_argument("--device", default="auto",
+    parser.add_argument("--device", default="auto", type=device_name,
                         help="'auto' (cuda if available), 'cpu', 'cuda', 'cuda:1', ...")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress bar")

@@ -67,10 +67,11 @@ from icda.data.eraser_files import (RESULTS_FIX, check_annotation_spans, check_a
                                     check_result_spans, check_results, read_document, read_json_lines)
 from icda.eraser_metrics import AOPC_THRESHOLDS, IOU_THRESHOLDS, score_results
 from icda.errors import DataError
+from icda.guard import add_input, add_output, declared_inputs
 from icda.io import atomic_write, check_output, write_jsonl
 from icda.layout import STATS_FILE, model_path, split_path
 from icda.records import Choice, EraserScores
-from icda.steps import command_doc
+from icda.steps import command_doc, device_name
 
 log = logging.getLogger(__name__)
 
@@ -463,23 +464,71 @@ def score_eraser(out_dir: str | Path, predictions: str | Path, split: str = "tes
 # --------------------------------------------------------------------------- the command
 
 
+def raw_inputs_of(data_dir: str | Path) -> dict[str, Any]:
+    """The raw files a prepared data folder was made from, as its ``stats.json`` records them
+    (``inputs``: {split: path}), with the ``docs/`` folder beside an ERASER split's annotations
+    and the folder holding them: {what: path or (path, "folder")} for the output guard
+    (:func:`icda.guard.declared_inputs`). Nothing for a folder without ``stats.json``, or splits
+    that were generated or carved out of train.
+
+    Raises:
+        DataError: ``stats.json`` is not a prepared folder's statistics.
+    """
+    stats = Path(data_dir) / STATS_FILE
+    if not stats.is_file():
+        return {}
+    try:
+        recorded = json.loads(stats.read_text(encoding="utf-8")).get("inputs") or {}
+        items = list(recorded.items())
+    except (ValueError, AttributeError):
+        raise DataError(stats, None, "not a prepared data folder's statistics", "rerun `python -m icda prepare`") from None
+    out: dict[str, Any] = {}
+    for split, raw in items:
+        if not isinstance(raw, str) or not Path(raw).is_file():
+            continue
+        out[f"the raw {split} file {STATS_FILE} records"] = Path(raw)
+        if (Path(raw).parent / "docs").is_dir():  # an ERASER split: its folder holds docs/ beside it
+            out[f"the raw {split} split's ERASER folder"] = (Path(raw).parent, "folder")
+    return out
+
+
+def _derived_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``export-eraser`` reads beyond its arguments: the raw files of ``--data-dir`` (its
+    stats.json), the model folder ``--choice`` names and, with ``--score-only``, the annotations
+    and documents of ``--out-dir``."""
+    out: dict[str, Any] = {}
+    if args.data_dir is not None:
+        out |= raw_inputs_of(args.data_dir)
+    if args.choice is not None:
+        out["the model folder --choice names"] = (Choice.read(args.choice).candidate_path, "folder")
+    if args.score_only:
+        out["the ERASER annotations"] = Path(args.out_dir) / f"{ERASER_SPLITS[args.split]}.jsonl"
+        out["the ERASER documents"] = (Path(args.out_dir) / "docs", "folder")
+    return out
+
+
+def _score_only(args: argparse.Namespace) -> bool:
+    """With ``--score-only`` the command reads ``--out-dir`` and ``--predictions`` (the output guard)."""
+    return bool(args.score_only)
+
+
 def register(sub) -> None:
     p = sub.add_parser("export-eraser", help="ERASER-format export of a split and a selector's rationales, "
                        "with ERASER's metrics", description=command_doc(__doc__, 2))
-    p.add_argument("--data-dir", type=Path, help="prepared dataset folder holding train/dev/test.jsonl")
-    p.add_argument("--out-dir", type=Path, required=True, help="the ERASER data directory to write (or read, "
+    add_input(p, "--data-dir", kind="folder", help="prepared dataset folder holding train/dev/test.jsonl")
+    add_output(p, "--out-dir", kind="owned", reads_when=_score_only, required=True, help="the ERASER data directory to write (or read, "
                    "with --score-only)")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--model", type=Path, help="a model folder (model.pt and model.json): a candidate folder "
+    add_input(src, "--model", kind="folder", help="a model folder (model.pt and model.json): a candidate folder "
                      "or results/<dataset>/icda_model")
-    src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select` (its chosen candidate)")
-    p.add_argument("--settings", type=Path,
+    add_input(src, "--choice", help="a choice.json of `python -m icda select` (its chosen candidate)")
+    add_input(p, "--settings",
                    help="a settings.json, only for a model folder without model.json (trained before it was written)")
-    p.add_argument("--embeddings", type=Path, help="embedding cache from `python -m icda embed` (frozen mode)")
-    p.add_argument("--predictions", type=Path, help="the predictions JSONL (written with --model/--choice, "
+    add_input(p, "--embeddings", help="embedding cache from `python -m icda embed` (frozen mode)")
+    add_output(p, "--predictions", reads_when=_score_only, help="the predictions JSONL (written with --model/--choice, "
                    "read with --score-only)")
-    p.add_argument("--scores", type=Path, help="JSON of ERASER's metrics on the predictions")
+    add_output(p, "--scores", help="JSON of ERASER's metrics on the predictions")
     p.add_argument("--aopc-thresholds", type=float, nargs="+", default=None,
                    help="AOPC bins, fractions of a document's tokens (default: ERASER's 0.01 0.05 0.1 0.2 0.5)")
     p.add_argument("--score-only", action="store_true", help="score --predictions against --out-dir; write nothing "
@@ -487,11 +536,12 @@ def register(sub) -> None:
     p.add_argument("--keep-empty-rationale", action="store_true",
                    help="also export documents annotated with no rationale sentence (evidences: []): ERASER's "
                    "precision then equals eval.json's, its soft-score AUPRC is not to be trusted")
-    p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")
+    p.add_argument("--device", default="auto", type=device_name, help="cpu, cuda, ... or auto (default)")
     p.add_argument("--dataset", help="dataset name recorded in --scores (as eval.json records it)")
     p.add_argument("--run", type=int, help="run recorded in --scores")
     p.add_argument("--iteration", type=int, help="ICDA iteration recorded in --scores (left out: COMP or none)")
     p.set_defaults(func=run, parser=p)
+    declared_inputs(p, _derived_inputs)
 
 
 def check_outputs(args: argparse.Namespace) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from icda.data.document import read_split
 from icda.errors import ConfigError
+from icda.guard import add_input, add_output
 from icda.io import check_output
 from icda.layout import model_path as model_file
 from icda.metrics import rationale_metrics
@@ -164,14 +165,14 @@ def register(sub) -> None:
                        description=command_doc(__doc__, 2))
     add_workspace_arguments(p)
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--model", type=Path, help="a model.pt")
-    src.add_argument("--choice", type=Path, help="a choice.json of `python -m icda select` (its chosen candidate's "
+    add_input(src, "--model", help="a model.pt")
+    add_input(src, "--choice", help="a choice.json of `python -m icda select` (its chosen candidate's "
                      "predictions.json where it holds the split, else its model.pt; an ensemble's members, "
                      "icda.final_selector: ensemble)")
-    src.add_argument("--predictions", type=Path,
+    add_input(src, "--predictions",
                      help="a predictions.json of `python -m icda train` (no model is loaded)")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
-    p.add_argument("--out", type=Path, required=True, help="metrics JSON")
+    add_output(p, "--out", required=True, help="metrics JSON")
     p.add_argument("--dataset", help="dataset name recorded in the JSON")
     p.add_argument("--run", type=int, help="run recorded in the JSON")
     p.add_argument("--iteration", type=_null_or_int, help="ICDA iteration recorded (null: COMP)")

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import shutil
 from pathlib import Path
 from typing import Sequence
 
 from icda.data.document import read_class_names, read_split
-from icda.errors import IcdaError
+from icda.errors import ConfigError, IcdaError
+from icda.guard import add_input, add_output
 from icda.io import atomic_path, check_output, check_output_dir
+from icda.layout import AUGMENTED_DIR, CHOICE_FILE
 from icda.model_selection import cross_entropy
 from icda.records import Choice
 from icda.steps import command_doc
@@ -98,19 +101,44 @@ def write_final_dataset(augmented: Sequence[str | Path], choices: Sequence[str |
 def register(sub) -> None:
     p = sub.add_parser("finalize", help="pick the final augmented dataset among the runs",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--augmented", type=Path, nargs="*", required=True,
+    add_input(p, "--augmented", nargs="*", required=True,
                    help="each run's ICDA iteration's augmented/train.jsonl")
-    p.add_argument("--choices", type=Path, nargs="*", required=True,
+    add_input(p, "--choices", nargs="*", required=True,
                    help="each run's ICDA iteration's choice.json, in the order of --augmented")
-    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (original dev labels)")
-    p.add_argument("--out", type=Path, required=True, help="icda_dataset.jsonl")
-    p.add_argument("--model-out", type=Path, help="folder to export the chosen run's ICDA selector to (icda_model)")
-    p.add_argument("--settings", type=Path,
+    add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset (original dev labels)")
+    add_output(p, "--out", required=True, help="icda_dataset.jsonl")
+    add_output(p, "--model-out", kind="owned", help="folder to export the chosen run's ICDA selector to (icda_model)")
+    add_input(p, "--settings",
                    help="the dataset's settings.json (recorded with an exported candidate that has no model.json)")
     p.set_defaults(func=run)
 
 
+def check_runs(augmented: Sequence[str | Path], choices: Sequence[str | Path]) -> None:
+    """Refuse ``--augmented`` and ``--choices`` that do not pair up run by run: different counts,
+    or an augmented file and a choice of different iterations (where both lie as
+    :mod:`icda.layout` places them: ``<iteration>/augmented/train.jsonl`` beside
+    ``<iteration>/choice.json``), which would export one iteration's dataset with another's model.
+
+    Raises:
+        ConfigError: naming both and the fix.
+    """
+    if len(augmented) != len(choices):
+        raise ConfigError(f"--augmented gives {len(augmented)} files but --choices {len(choices)}: one of each per "
+                          "run, in the same order. Fix: give each run's ICDA iteration's augmented/train.jsonl and "
+                          "choice.json")
+    for i, (a, c) in enumerate(zip(augmented, choices), 1):
+        a, c = Path(a), Path(c)
+        if a.parent.name != AUGMENTED_DIR or c.name != CHOICE_FILE:
+            continue
+        here, there = Path(os.path.realpath(a)).parent.parent, Path(os.path.realpath(c)).parent
+        if here != there:
+            raise ConfigError(f"--augmented {a} and --choices {c} (run {i}) are of different iterations ({here} and "
+                              f"{there}): the dataset and the model would not belong together. Fix: give the "
+                              "augmented file and the choice of the same iteration, run by run")
+
+
 def run(args: argparse.Namespace) -> None:
+    check_runs(args.augmented, args.choices)
     inputs = {f"the augmented file {a}": a for a in args.augmented} | {f"the choice {c}": c for c in args.choices}
     inputs["the settings"] = args.settings
     folders = {"the prepared data folder": args.data_dir}

@@ -21,6 +21,7 @@ import numpy as np
 from icda.counterfactual import NoCounterfactual, build_plan
 from icda.label_flip import document_flips
 from icda.data.document import read_split
+from icda.guard import add_input, add_output, declared_inputs
 from icda.model_selection import majority_vote
 from icda.errors import ConfigError
 from icda.records import Choice, Pools, SplitPools
@@ -108,12 +109,14 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
 def register(sub) -> None:
     p = sub.add_parser("pools", help="kept originals and counterfactual rationale pools (train and dev)",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--choice", type=Path, required=True, help="choice.json of this iteration")
-    p.add_argument("--settings", type=Path, required=True, help="the dataset's settings.json")
-    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset folder")
-    p.add_argument("--embeddings", type=Path, help="the dataset's sentence vectors (icda.pool_flip)")
-    p.add_argument("--out", type=Path, required=True, help="pools.json")
+    add_input(p, "--choice", required=True, help="choice.json of this iteration")
+    add_input(p, "--settings", required=True, help="the dataset's settings.json")
+    add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset folder")
+    add_input(p, "--embeddings", help="the dataset's sentence vectors (icda.pool_flip)")
+    add_output(p, "--out", required=True, help="pools.json")
     p.set_defaults(func=run)
+    declared_inputs(p, lambda a: {"the chosen candidate's folder --choice names":
+                                  (Choice.read(a.choice).candidate_path, "folder")})
 
 
 def run(args: argparse.Namespace) -> None:

@@ -9,7 +9,8 @@ standard input. The output is JSONL (standard output, or ``--out``), one line pe
 input order: ``id``, the predicted ``label`` (the class's name where the model card records the
 dataset's ``class_names``, e.g. ``"POS"``, else its index) and ``label_index`` (its index 0 … C−1),
 the class ``probabilities`` (a list in label order: entry c is P(class c), the class named
-``class_names[c]``), the rationale ``positions`` (0-based sentence indices) and the ``rationale``
+``class_names[c]``), the rationale ``positions`` (0-based indices into the record's own
+``sentences`` list, blank entries counted though never shown to the model) and the ``rationale``
 sentences (and ``given_label`` where the input gave one, by name where the classes have names; a
 JSONL input may give its labels by index or by name).
 
@@ -39,12 +40,13 @@ from typing import Sequence
 from icda.data.document import Document, label_name
 from icda.data.readers import read_jsonl, read_text_lines
 from icda.errors import ConfigError, DataError
+from icda.guard import add_input, add_output
 from icda.io import atomic_path
 from icda.io import check_output as guard
 from icda.layout import MODEL_CARD_FILE, MODEL_FILE, model_card_path, model_path
 from icda.records import Choice, ModelCard
 from icda.settings import Settings
-from icda.steps import command_doc
+from icda.steps import command_doc, device_name
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +231,8 @@ _INPUT_FIX = ("check the --input path: the documents to label, as *.jsonl or as 
 
 
 def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
-                       spacy_model: str | None = None, names: Sequence[str] | None = None) -> list[Document]:
+                       spacy_model: str | None = None, names: Sequence[str] | None = None,
+                       kept: list[tuple[int, ...]] | None = None) -> list[Document]:
     """New documents to predict: JSONL records (``sentences``, or ``text`` split with spaCy;
     ``label`` optional: an index, or with ``names``, the model's class names, a name) or plain
     text, one document a line, split with spaCy.
@@ -237,7 +240,9 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
     ``path``: a file, or ``-`` for standard input. ``fmt``: ``"jsonl"``, ``"text"``, or
     ``"auto"`` (``"jsonl"`` for a ``*.jsonl`` file, else ``"text"``; standard input needs one
     of the two). Ids: the record's ``id``, else ``<file name>-<line>`` (``stdin-<line>``; a name's
-    bytes that are not UTF-8 read as U+FFFD).
+    bytes that are not UTF-8 read as U+FFFD). ``kept``, when given, gets per document the indices
+    of its sentences in its record's ``"sentences"`` (blank ones are dropped;
+    :func:`icda.data.readers.read_jsonl`); a text line's are 0..n-1.
 
     Raises:
         ConfigError: standard input with ``fmt="auto"``.
@@ -272,8 +277,11 @@ def read_new_documents(path: str | Path, n_classes: int, fmt: str = "auto",
             splitter = SentenceSplitter(spacy_model)
         if fmt == "jsonl":
             return read_jsonl(path, splitter=splitter, classes=range(n_classes), require_label=False,
-                              id_prefix=prefix, stream=stream, known_keys_only=True, names=names)
-        return read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
+                              id_prefix=prefix, stream=stream, known_keys_only=True, names=names, kept=kept)
+        docs = read_text_lines(path, splitter=splitter, id_prefix=prefix, stream=stream)
+        if kept is not None:
+            kept.extend(tuple(range(len(d.sentences))) for d in docs)
+        return docs
 
 
 @dataclass
@@ -355,13 +363,20 @@ def predict_file(folder: str | Path, input_path: str | Path, fmt: str = "auto",
     input; :func:`read_new_documents`, read with the model's number of classes).
 
     Raises:
-        DataError: the model folder or the input file is bad (see those functions).
+        DataError: the model folder or the input file is bad (see those functions), or the input
+            holds no document.
         ConfigError: see :func:`read_new_documents` and :func:`predict_documents`.
     """
     settings, _ = read_model_card(folder, settings_path)
-    docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model, model_class_names(folder))
+    kept: list[tuple[int, ...]] = []
+    docs = read_new_documents(input_path, settings.model.n_classes, fmt, spacy_model, model_class_names(folder), kept)
     where = STDIN if str(input_path) == "-" else str(input_path)
-    return predict_documents(folder, docs, where, settings_path, device)
+    if not docs:
+        raise DataError(where, None, "holds no document (no non-blank line)", _INPUT_FIX)
+    predictions = predict_documents(folder, docs, where, settings_path, device)
+    for prediction, indices in zip(predictions, kept):  # positions in the input's own sentence list
+        prediction.positions = [indices[i] for i in prediction.positions]
+    return predictions
 
 
 def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | Path,
@@ -404,19 +419,19 @@ def export_model(choice: str | Path, settings_path: str | Path, out_dir: str | P
 def register(sub) -> None:
     p = sub.add_parser("predict", help="label new documents and pick their rationale sentences",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--model", type=Path, required=True,
+    add_input(p, "--model", kind="folder", required=True,
                    help="a model folder (model.pt and model.json): a candidate folder or results/<dataset>/icda_model")
-    p.add_argument("--input", type=Path, required=True,
+    add_input(p, "--input", required=True,
                    help="the documents: *.jsonl, or text (one a line); - reads standard input (with --format)")
-    p.add_argument("--out", type=Path,
+    add_output(p, "--out",
                    help="the predictions JSONL (default or -: standard output); a FIFO or device is written "
                         "through, a symlink's target replaced, a regular file replaced atomically")
     p.add_argument("--format", choices=INPUT_FORMATS, default="auto",
                    help="input format (default: jsonl for *.jsonl, else text)")
-    p.add_argument("--settings", type=Path,
+    add_input(p, "--settings",
                    help="a settings.json, only for a model folder without model.json (trained before it was written)")
     p.add_argument("--spacy-model", help="spaCy pipeline for sentence splitting (default: the rule-based sentencizer)")
-    p.add_argument("--device", default="auto", help="cpu, cuda, ... or auto (default)")
+    p.add_argument("--device", default="auto", type=device_name, help="cpu, cuda, ... or auto (default)")
     p.set_defaults(func=run)
 
 

@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from icda.data.cleaning import clean, split_dev, subsample
-from icda.data.dataset_spec import SPLITS, describe_missing, missing_files, validate_spec
+from icda.data.dataset_spec import SPLITS, check_resolved_inside, describe_missing, missing_files, validate_spec
 from icda.data.dataset_spec_files import load_one_spec
 from icda.data.overlap import normal_text, shared_documents
 from icda.data.document import Document, write_split
@@ -34,6 +34,7 @@ from icda.data.synthetic import generate_synthetic
 from icda.errors import DataError
 from icda.data.llm_spec import parse_llm, responses_path
 from icda.generate.postprocess import llm_splits
+from icda.guard import add_input, add_output
 from icda.io import check_output_dir, write_json
 from icda.layout import STATS_FILE, split_path
 
@@ -52,6 +53,7 @@ def read_splits(name: str, spec: dict, data_dir: str | Path, notes: dict | None 
         DataError: a file is missing (the fix says how to get it) or malformed.
     """
     data_dir = Path(data_dir)
+    check_resolved_inside(name, spec, data_dir)
     missing = missing_files(spec, data_dir)
     if missing:
         raise DataError(missing[0], None, "file not found", describe_missing(name, spec, data_dir))
@@ -458,12 +460,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "it) or from --config and --dataset (a YAML config with data_dir and datasets)."
         ),
     )
-    p.add_argument("--spec", type=Path, help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
-    p.add_argument("--config", type=Path, help="YAML config with data_dir and datasets (instead of --spec)")
+    add_input(p, "--spec", help="JSON spec: {\"name\": ..., \"data_dir\": ..., **spec}")
+    add_input(p, "--config", help="YAML config with data_dir and datasets (instead of --spec)")
     p.add_argument("--dataset", help="dataset name under `datasets` in --config")
-    p.add_argument("--responses", type=Path,
+    add_input(p, "--responses",
                    help="source: llm only: the responses file (default where `generate` writes it)")
-    p.add_argument("--out-dir", type=Path, required=True,
+    add_output(p, "--out-dir", kind="owned", required=True,
                    help="folder for train/dev/test.jsonl and stats.json")
     p.set_defaults(func=run)
 

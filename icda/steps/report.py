@@ -32,6 +32,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from icda.guard import add_input, add_output
+
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -43,24 +46,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tables", help="COMP/MMI/CDA/ICDA × dataset tables as CSV, Markdown and LaTeX",
         description="Write <group>.csv/.md/.tex, all_results.csv and summary.md: mean ± sd "
                     "over runs of the rationale precision (percent) per method and dataset.")
-    tables.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
+    add_input(tables, "--evals", nargs="+", required=True, metavar="FILE",
                         help="eval.json files (iterations and COMP) of every dataset and run")
-    tables.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
+    add_output(tables, "--out-dir", kind="owned", required=True, help="e.g. results/tables")
     source = tables.add_mutually_exclusive_group()
-    source.add_argument("--groups", type=Path, metavar="JSON",
+    add_input(source, "--groups", metavar="JSON",
                         help='table name → datasets, e.g. {"table2_llm": ["connect", '
                              '"restaurant"]} (default: table1_real, table2_llm, synthetic)')
-    source.add_argument("--config", type=Path, metavar="YAML",
+    add_input(source, "--config", metavar="YAML",
                         help="workflow config; its report: groups: mapping is used")
-    tables.add_argument("--unavailable", type=Path, metavar="JSON",
+    add_input(tables, "--unavailable", metavar="JSON",
                         help='dataset → what is missing and how to get it, listed in the tables')
-    tables.add_argument("--summaries", nargs="*", type=Path, metavar="JSON",
+    add_input(tables, "--summaries", nargs="*", metavar="JSON",
                         help="run summary.json files: ICDA is the iteration each names (default: the last)")
-    tables.add_argument("--eraser", nargs="*", type=Path, metavar="JSON",
+    add_input(tables, "--eraser", nargs="*", metavar="JSON",
                         help="eraser_scores.json files (python -m icda export-eraser --scores ... --dataset "
                              "... --run ... [--iteration ...]) of MMI, CDA, ICDA and COMP: each group also "
                              "gets <group>_eraser.csv/.md")
-    tables.add_argument("--baselines", nargs="*", type=Path, metavar="JSON",
+    add_input(tables, "--baselines", nargs="*", metavar="JSON",
                         help="baselines.json files (python -m icda report baselines): the precision "
                              "tables get the rows Random and Keyword")
     tables.add_argument("--metric", default="precision",
@@ -72,10 +75,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     plots = sub.add_parser(
         "plots", help="α = 1 − precision over iterations, per dataset and combined",
         description="Write alpha_<dataset>.png (one line per run) and alpha_all.png.")
-    plots.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
+    add_input(plots, "--evals", nargs="+", required=True, metavar="FILE",
                        help="eval.json files (iterations and COMP) of every dataset and run")
-    plots.add_argument("--out-dir", required=True, type=Path, help="e.g. results/plots")
-    plots.add_argument("--summaries", nargs="*", type=Path, metavar="JSON",
+    add_output(plots, "--out-dir", kind="owned", required=True, help="e.g. results/plots")
+    add_input(plots, "--summaries", nargs="*", metavar="JSON",
                        help="run summary.json files: a star marks the iteration each takes as ICDA (default: the last)")
     plots.add_argument("--no-comp", action="store_true",
                        help="leave out the dashed COMP α line of each run")
@@ -87,18 +90,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "selections per run (filters: ICDA fixed it / broke it / both wrong), and "
                     "counterfactual examples beside their originals.")
     viewer.add_argument("--dataset", required=True, help="dataset name (page title)")
-    viewer.add_argument("--test", required=True, type=Path, metavar="JSONL",
+    add_input(viewer, "--test", required=True, metavar="JSONL",
                         help="prepared test split, e.g. results/<dataset>/data/test.jsonl")
-    viewer.add_argument("--evals", nargs="+", required=True, type=Path, metavar="FILE",
+    add_input(viewer, "--evals", nargs="+", required=True, metavar="FILE",
                         help="eval.json of every iteration of every run (COMP files are ignored)")
-    viewer.add_argument("--summaries", nargs="*", type=Path, metavar="JSON",
+    add_input(viewer, "--summaries", nargs="*", metavar="JSON",
                         help="run summary.json files: ICDA is the iteration each names (default: the last)")
-    viewer.add_argument("--augmented", type=Path, metavar="JSONL",
+    add_input(viewer, "--augmented", metavar="JSONL",
                         help="icda_dataset.jsonl, for the counterfactual examples")
-    viewer.add_argument("--settings", type=Path, metavar="JSON",
+    add_input(viewer, "--settings", metavar="JSON",
                         help="the dataset's settings.json: sentences beyond its "
                              "encoder.max_sentences (never seen by the model) are greyed out")
-    viewer.add_argument("--out", required=True, type=Path, help="e.g. results/<dataset>/rationales.html")
+    add_output(viewer, "--out", required=True, help="e.g. results/<dataset>/rationales.html")
     viewer.set_defaults(func=run)
 
     compute = sub.add_parser(
@@ -106,20 +109,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write compute_jobs.csv, compute.csv and compute.md: the embed, train and "
                     "train_comp jobs behind the given run summaries, with the numbers of their "
                     "Snakemake benchmark files (results/benchmarks/...).")
-    compute.add_argument("--results", type=Path, default=Path("results"),
+    add_input(compute, "--results", kind="tree", default=Path("results"),
                          help="the results folder (default: results)")
-    compute.add_argument("--summaries", nargs="+", required=True, type=Path, metavar="JSON",
+    add_input(compute, "--summaries", nargs="+", required=True, metavar="JSON",
                          help="<results>/<dataset>/run<r>/summary.json of every run")
-    compute.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
+    add_output(compute, "--out-dir", kind="owned", required=True, help="e.g. results/tables")
     compute.set_defaults(func=run)
 
     audit = sub.add_parser(
         "audit", help="the data audit table of every dataset (data_audit.csv, data_audit.md)",
         description="Write data_audit.csv and data_audit.md: one row per dataset and split of the "
                     "data_audit.json files `python -m icda audit` writes (icda/report/audit.py).")
-    audit.add_argument("--audits", nargs="+", required=True, type=Path, metavar="JSON",
+    add_input(audit, "--audits", nargs="+", required=True, metavar="JSON",
                        help="results/<dataset>/data_audit.json of every dataset")
-    audit.add_argument("--out-dir", required=True, type=Path, help="e.g. results/tables")
+    add_output(audit, "--out-dir", kind="owned", required=True, help="e.g. results/tables")
     audit.set_defaults(func=run)
 
     from icda.report.baselines import DRAWS, SEED
@@ -129,13 +132,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write baselines.json: per draw, the test precision of k random sentences per "
                     "document and, where the spec has keywords, of the keyword rule "
                     "(icda/report/baselines.py).")
-    baselines.add_argument("--test", required=True, type=Path, metavar="JSONL",
+    add_input(baselines, "--test", required=True, metavar="JSONL",
                            help="prepared test split, e.g. results/<dataset>/data/test.jsonl")
-    baselines.add_argument("--settings", required=True, type=Path, metavar="JSON",
+    add_input(baselines, "--settings", required=True, metavar="JSON",
                            help="the dataset's settings.json (model.k, encoder.max_sentences)")
-    baselines.add_argument("--spec", required=True, type=Path, metavar="JSON",
+    add_input(baselines, "--spec", required=True, metavar="JSON",
                            help="the dataset's dataset.json (its name and keywords)")
-    baselines.add_argument("--out", required=True, type=Path, help="e.g. results/<dataset>/baselines.json")
+    add_output(baselines, "--out", required=True, help="e.g. results/<dataset>/baselines.json")
     baselines.add_argument("--draws", type=int, default=DRAWS, help=f"draws of each baseline (default {DRAWS})")
     baselines.add_argument("--seed", type=int, default=SEED, help=f"seed of the draws (default {SEED})")
     baselines.set_defaults(func=run)

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from icda.data.document import read_split
 from icda.errors import ConfigError
+from icda.guard import add_input, add_output
 from icda.io import check_output
 from icda.layout import history_path, predictions_path
 from icda.model_selection import TrainedCandidate, ensemble_window, select_candidate
@@ -110,10 +111,10 @@ def register(sub) -> None:
     p = sub.add_parser("select", help="choose the candidate of an ICDA iteration (or the COMP grid)",
                        description=command_doc(__doc__, 2))
     p.add_argument("--iteration", type=int, required=True, help="k (0 = MMI; COMP uses 0)")
-    p.add_argument("--candidates", type=Path, nargs="+", required=True, help="fresh candidates' folders")
-    p.add_argument("--warm-start", type=Path, help="the warm-started candidate's folder (k >= 1, with icda.warm_start)")
-    p.add_argument("--previous", type=Path, help="choice.json of iteration k-1 (k >= 1)")
-    p.add_argument("--data-dir", type=Path, required=True, help="prepared dataset (train labels for ΔA)")
+    add_input(p, "--candidates", kind="folder", nargs="+", required=True, help="fresh candidates' folders")
+    add_input(p, "--warm-start", kind="folder", help="the warm-started candidate's folder (k >= 1, with icda.warm_start)")
+    add_input(p, "--previous", help="choice.json of iteration k-1 (k >= 1)")
+    add_input(p, "--data-dir", kind="folder", required=True, help="prepared dataset (train labels for ΔA)")
     p.add_argument("--candidate-loss", choices=CANDIDATE_LOSSES, default=CANDIDATE_LOSSES[0],
                    help="loss scored from iteration 1 on: on the augmented dev set (the paper) or on the "
                         "original dev set (departure; see docs/departures.md)")
@@ -126,7 +127,7 @@ def register(sub) -> None:
     p.add_argument("--final-selector", choices=FINAL_SELECTORS, default=defaults.final_selector,
                    help="the selector the iteration reports: the chosen candidate (the paper), the iteration's "
                         "candidates together (candidates) or the last three iterations' (ensemble; icda.final_selector)")
-    p.add_argument("--out", type=Path, required=True, help="choice.json")
+    add_output(p, "--out", required=True, help="choice.json")
     p.set_defaults(func=run)
 
 

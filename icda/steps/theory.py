@@ -19,6 +19,7 @@ import logging
 import math
 
 from icda import theory
+from icda.guard import add_output
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"beta values of Figure 1 (default {' '.join(map(str, default['betas']))})")
     p.add_argument("--figure1-p1", type=_probability, default=default["figure1_p1"],
                    help=f"p(Y1|X1) of Figure 1 (default {default['figure1_p1']}, as the paper; p(Y1|X2) is --p2)")
-    p.add_argument("--out", default=None, help="folder for the figures, CSVs and summary.json")
+    add_output(p, "--out", kind="owned", default=None, help="folder for the figures, CSVs and summary.json")
     p.set_defaults(func=run)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from icda.counterfactual import augmented_tensors
 from icda.data.document import read_documents
 from icda.errors import ConfigError
+from icda.guard import add_input, add_output, declared_inputs
 from icda.layout import history_path, model_path, predictions_path
 from icda.loading import Workspace, load_settings, load_weights, open_workspace, save_model
 from icda.model import CachedSentences
@@ -318,19 +319,21 @@ def register(sub) -> None:
     which.add_argument("--seed", type=int, help="train one model into --out-dir")
     which.add_argument("--candidates", type=candidate, nargs="+", metavar="NAME=SEED",
                        help="train each candidate into --out-dir/NAME, e.g. seed42=42 seed43=43 warm=42")
-    p.add_argument("--out-dir", type=Path, required=True,
+    add_output(p, "--out-dir", kind="owned", required=True,
                    help="writes model.pt, predictions.json, history.json (with --candidates: per candidate folder)")
-    p.add_argument("--pools", type=Path,
+    add_input(p, "--pools",
                    help="pools.json of the previous ICDA iteration: train on its kept originals plus "
                         "counterfactuals re-drawn every epoch (with --augmented-dev)")
-    p.add_argument("--augmented-dev", type=Path, help="augmented/dev.jsonl of that iteration (selects epochs)")
-    p.add_argument("--init", type=Path,
+    add_input(p, "--augmented-dev", help="augmented/dev.jsonl of that iteration (selects epochs)")
+    add_input(p, "--init",
                    help="warm start (fresh optimizer): a model.pt, or a choice.json whose chosen model is used")
     p.add_argument("--warm-start", metavar="NAME", help="with --candidates: the candidate that starts from --init")
     p.add_argument("--objective", choices=["mmi", "comp"], help="override model.objective")
     p.add_argument("--comp-lambda", type=float, nargs="+",
                    help="override model.comp_lambda (COMP); with --candidates one λ per candidate, in order")
     p.set_defaults(func=run)
+    declared_inputs(p, lambda a: {"the model --init names": init_model_path(a.init)}
+                    if a.init is not None and Path(a.init).suffix == ".json" else {})
 
 
 def run(args: argparse.Namespace) -> None:

@@ -8,7 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from icda.data.dataset_spec import describe_missing, downloadable, missing_files, validate_spec
+from icda.data.dataset_spec import (check_resolved_inside, describe_missing, downloadable, missing_files,
+                                    validate_spec)
 from icda.errors import ConfigError, DataError
 from icda.steps.download import unreachable as unreachable_urls
 
@@ -105,6 +106,8 @@ def availability(config: dict, unreachable: dict[str, str] | None = None,
     data_dir = Path(config["data_dir"])
     named = config.get("run_datasets") or []
     specs = {name: validate_spec(name, config["datasets"][name]) for name in selected_datasets(config)}
+    for name, spec in specs.items():
+        check_resolved_inside(name, spec, data_dir)
     if not config.get("download", True):
         fetched = {}
     else:

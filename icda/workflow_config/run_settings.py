@@ -48,7 +48,8 @@ def check_settings(config: dict, datasets: list[str]) -> None:
             point) and the fix: among others ``model.k`` not smaller than
             ``encoder.max_sentences`` (:meth:`icda.settings.Settings.validate`) or than the
             dataset's ``min_sentences`` (prepare keeps train/dev documents that short, in which
-            every sentence would be selected).
+            every sentence would be selected); loop settings that would be ignored
+            (:func:`check_loop_rules`).
     """
     unknown = [name for name in config.get("overrides") or {} if name not in config["datasets"]]
     if unknown:
@@ -62,13 +63,42 @@ def check_settings(config: dict, datasets: list[str]) -> None:
         for point, values in points.items():
             where = f"config, dataset {name!r}" if point is None else \
                 f"config, sweep point {point!r} on dataset {name!r}"
-            k = Settings.from_dict(values, where=where).model.k
+            settings = Settings.from_dict(values, where=where)
+            check_loop_rules(settings, config, where)
+            k = settings.model.k
             if k >= shortest:
                 raise ConfigError(
                     f"{where}: model.k = {k} is not smaller than datasets.{name}.min_sentences = {shortest}: "
                     f"prepare keeps train/dev documents of {shortest} sentences, in which every sentence "
                     f"would be selected (each counterfactual would replace the whole document). Fix: "
                     + k_fix(k, shortest, f"datasets.{name}.min_sentences"))
+
+
+def check_loop_rules(settings: Settings, config: dict, where: str) -> None:
+    """Refuse loop settings the workflow would silently ignore: ``icda.final_choice`` other than
+    ``last`` under ``stop_rule: paper`` (the paper's rule reports its last iteration), and
+    ``candidate_choice: agreement`` or a ``final_choice`` read from the fresh candidates'
+    agreement (``agreement``, ``agreement_guard``) with a run of one seed (one fresh candidate: no
+    agreement, so the loss or the last iteration would decide unannounced).
+
+    Raises:
+        ConfigError: naming ``where``, the settings and the fix.
+    """
+    icda = settings.icda
+    if icda.stop_rule == "paper" and icda.final_choice != "last":
+        raise ConfigError(f"{where}: icda.final_choice = {icda.final_choice} is ignored under icda.stop_rule = paper "
+                          "(the paper's rule reports the last iteration). Fix: set final_choice: last, or "
+                          "stop_rule: rationales")
+    runs = (config.get("runs") or [])[: config.get("n_runs", len(config.get("runs") or []))]
+    single = [i for i, seeds in enumerate(runs, 1) if len(seeds) < 2]
+    uses = [f"icda.{key} = {value}" for key, value in (("candidate_choice", icda.candidate_choice),
+                                                       ("final_choice", icda.final_choice))
+            if value in ("agreement", "agreement_guard")]
+    if single and uses:
+        raise ConfigError(f"{where}: {' and '.join(uses)} read the fresh candidates' agreement, but run "
+                          f"{single[0]} has one seed (runs.{single[0] - 1}: one fresh candidate, no agreement), so "
+                          "they would be ignored. Fix: give every run at least two seeds, or set "
+                          "candidate_choice: loss and final_choice: last")
 
 
 def finetune(config: dict, name: str) -> bool:

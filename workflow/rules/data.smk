@@ -91,7 +91,7 @@ rule unavailable:
 
 rule report_groups:
     output:
-        "results/tables/groups.json",
+        "results/groups.json",
     params:
         groups=config["report"]["groups"],
     log:

@@ -28,7 +28,7 @@ rule tables:
         eraser=get_eraser_scores,
         baselines=expand("results/{dataset}/baselines.json", dataset=AVAILABLE),
         unavailable="results/unavailable.json",
-        groups="results/tables/groups.json",
+        groups="results/groups.json",
     output:
         summary=report("results/tables/summary.md", caption="../report/tables.rst", category="Tables"),
         all_results="results/tables/all_results.csv",
