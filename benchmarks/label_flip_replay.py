@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from icda.guard import add_input, parse_arguments
 from icda.label_flip import fit_sentence_judge, flip_rate
 from icda.model_selection import Signals, verdict
 from icda.layout import CHOICE_FILE, EVAL_FILE
@@ -77,12 +78,16 @@ def judged(rows: list[dict], split: str = "test") -> dict:
             "icda": rows[reported][key]}
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", type=Path, nargs="+", help="a robustness run's <path>/results folder")
+    add_input(parser, "results", kind="tree", nargs="+", help="a robustness run's <path>/results folder")
     parser.add_argument("--split", choices=["dev", "test"], default="dev",
                         help="the precision the verdict is judged against (dev: where rules are chosen)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(build_parser(), argv)
     print(f"| dataset | run | flip rate per iteration | dev precision | test precision | dev accuracy | verdict "
           f"(K → reported) |")
     print("|---|---|---|---|---|---|---|")

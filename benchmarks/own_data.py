@@ -18,7 +18,8 @@ import argparse
 import json
 import random
 import sys
-from pathlib import Path
+
+from icda.guard import add_output, parse_arguments
 
 FOOD = {
     0: ["The food was cold and bland.", "Our dishes arrived burnt and tasteless.", "The pasta was soggy and stale.",
@@ -58,9 +59,9 @@ def split(n: int, rng: random.Random, p_shortcut: float, food: int, shortcut: in
     return docs
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="a new folder for train/dev/test.jsonl")
+    add_output(parser, "--out", kind="owned", required=True, help="a new folder for train/dev/test.jsonl")
     parser.add_argument("--n-train", type=int, default=300)
     parser.add_argument("--n-dev", type=int, default=60)
     parser.add_argument("--n-test", type=int, default=60)
@@ -68,7 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--food-phrasings", type=int, default=5, choices=range(1, 6))
     parser.add_argument("--shortcut-phrasings", type=int, default=2, choices=range(1, 3))
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parse_arguments(parser, argv)
     if min(args.n_train, args.n_dev, args.n_test) < len(CLASSES) or not 0 <= args.p_shortcut <= 1:
         parser.error(f"every split needs at least {len(CLASSES)} reviews and --p-shortcut lies in [0, 1]")
     if args.out.exists():

@@ -27,6 +27,7 @@ import logging
 from pathlib import Path
 from typing import Sequence
 
+from icda.guard import add_input, add_output
 from icda.io import check_output, write_json
 from icda.layout import model_path
 from icda.records import Choice
@@ -80,9 +81,9 @@ def prune_models(choices: Sequence[str | Path], out: str | Path) -> dict:
 def register(sub) -> None:
     p = sub.add_parser("prune-models", help="remove the model.pt of candidates no choice reports",
                        description=command_doc(__doc__, 2))
-    p.add_argument("--choices", type=Path, nargs="+", required=True,
-                   help="every choice.json of the dataset's runs (each iteration's and COMP's)")
-    p.add_argument("--out", type=Path, required=True, help="the record of what was removed (JSON)")
+    add_input(p, "--choices", nargs="+", required=True,
+              help="every choice.json of the dataset's runs (each iteration's and COMP's)")
+    add_output(p, "--out", required=True, help="the record of what was removed (JSON)")
     p.set_defaults(func=run)
 
 
