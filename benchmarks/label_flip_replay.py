@@ -52,11 +52,14 @@ def dataset_rows(results: Path, dataset: str) -> list[dict]:
             probs = np.asarray(pred.class_probabilities)
             predicted = probs.argmax(axis=1) if probs.ndim == 2 else (probs > 0.5).astype(int)
             rate = flip_rate(scores, dev_ids, dev_labels, pred.positions, predicted.tolist())
+            top = float(np.mean([int(np.argmax(scores[doc, y])) in set(sel)
+                                 for doc, y, sel in zip(dev_ids, dev_labels, pred.positions)]))
             dev_precision = (rationale_metrics(pred.positions, truth, dev.n_sentences.tolist())["precision"]
                              if all(t is not None for t in truth) else None)
             test = Evaluation.read(it / EVAL_FILE).precision if (it / EVAL_FILE).exists() else None
             decision = Decision.read(it / "converge.json")
-            rows.append({"dataset": dataset, "run": run.name, "k": k, "flip": rate, "dev_precision": dev_precision,
+            rows.append({"dataset": dataset, "run": run.name, "k": k, "flip": rate, "top": top,
+                         "dev_precision": dev_precision,
                          "blocked": decision.blocked,
                          "test_precision": test, "dev_accuracy": float((predicted == np.asarray(dev_labels)).mean()),
                          "final": decision.final_iteration if decision.stop else None})
@@ -88,9 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(build_parser(), argv)
-    print(f"| dataset | run | flip rate per iteration | dev precision | test precision | dev accuracy | verdict "
-          f"(K → reported) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| dataset | run | flip rate per iteration | judge's top sentence selected | dev precision | test precision | "
+          "dev accuracy | verdict (K → reported) |")
+    print("|---|---|---|---|---|---|---|---|")
     summary = {}
     for results in args.results:
         results = results.resolve()
@@ -102,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                 j = judged(rs, args.split)
                 summary.setdefault(dataset, []).append(j)
                 fmt = lambda key, scale=100: " → ".join("–" if r[key] is None else f"{scale * r[key]:.0f}" for r in rs)
-                print(f"| {dataset} | {run} | {fmt('flip')} | {fmt('dev_precision')} | {fmt('test_precision')} | "
-                      f"{fmt('dev_accuracy')} | {j['verdict']} ({j['K']} → {j['reported']}) |")
+                print(f"| {dataset} | {run} | {fmt('flip')} | {fmt('top')} | {fmt('dev_precision')} | "
+                      f"{fmt('test_precision')} | {fmt('dev_accuracy')} | {j['verdict']} ({j['K']} → {j['reported']}) |")
     print(f"\n{args.split} precision (%): the loop's ICDA (iteration K) and the reported one (MMI where the "
           "verdict is not \"helped\"); agreement: helped ⇔ the loop's ICDA ≥ MMI + 2")
     print("| dataset | runs | MMI | loop's ICDA | reported | lowest reported | reported < MMI | loop < MMI | "

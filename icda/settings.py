@@ -278,10 +278,11 @@ class IcdaSettings:
     candidates read as one (:class:`icda.model.SelectorEnsemble`;
     docs/experiments/iteration-candidates.md); or ``"ensemble"``, those of iterations
     max(1, k − 2) … k (departure 28); the loop itself (pools, ΔA, the stop rule) follows the chosen candidate either way.
-    ``verdict``: ``"label_flip"``, each run says whether ICDA helped, did not apply or went the
-    wrong way, from its counterfactuals' dev flip rates (:mod:`icda.label_flip`), and reports MMI
-    where it did not help (:func:`icda.model_selection.verdict`; departure 30); ``"none"``, no
-    verdict (the paper). ``pool_flip``: take the kept originals and the pools' documents first
+    ``verdict``: ``"label_flip"`` (an option), each run says whether ICDA helped, did not apply or
+    went the wrong way, from its counterfactuals' dev flip rates (:mod:`icda.label_flip`), and
+    reports MMI where it did not help (:func:`icda.model_selection.verdict`; right on own-style
+    data where one sentence sets the label, wrong on restaurant and connect:
+    docs/experiments/own-data.md); ``"none"`` (the default), no verdict (the paper). ``pool_flip``: take the kept originals and the pools' documents first
     among those whose counterfactuals flip under the label-flip check's sentence judge
     (:func:`icda.steps.pools.make_pools`; frozen mode).
     Departures: docs/departures.md.
@@ -306,7 +307,7 @@ class IcdaSettings:
     pool_confidence: str = "chosen"
     warm_start: bool = False
     final_selector: str = "chosen"
-    verdict: str = "label_flip"
+    verdict: str = "none"
     pool_flip: bool = False
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:

@@ -25,7 +25,7 @@ def _choice(k, flip=None, loss=0.5):
 def _run(flips, blocked_at=None, **icda):
     """The decisions of a run whose iterations' chosen selectors have the dev flip rates ``flips``;
     ``blocked_at``: that iteration's pools are blocked."""
-    settings = IcdaSettings(**({"max_iters": len(flips) - 1, "stop_delta_a": 0.0} | icda))
+    settings = IcdaSettings(**({"max_iters": len(flips) - 1, "stop_delta_a": 0.0, "verdict": "label_flip"} | icda))
     previous = None
     for k, flip in enumerate(flips):
         previous = convergence(_choice(k, flip), settings, previous,
@@ -101,6 +101,8 @@ def test_the_verdict_reports_mmi_where_the_loop_went_the_wrong_way():
     assert decision.verdict == "wrong way" and decision.final_iteration == 0
     assert decision.final_reason.startswith("wrong way:")
     assert _run([0.8, 0.6, 0.5], verdict="none").final_iteration == 2  # the paper: no verdict
+    assert _run([0.8, 0.6, 0.5], verdict="none").verdict is None
+    assert IcdaSettings().verdict == "none"  # an option: wrong on restaurant and connect (own-data.md)
     assert _run([0.5, 0.6, 0.9]).verdict == "helped"
 
 

@@ -34,7 +34,7 @@ def snakemake(*args, cwd=REPO, check=True):
 #: paper's warm start (tests/fixtures/tiny_workflow.yaml).
 BINARY_PIN = REPO / "tests/fixtures/tiny_binary_pin.json"
 #: the same for the tiny three-class run (tests/fixtures/tiny_multiclass_pin.json, written by
-#: :func:`_pin` at commit 76f39c3 on the fixed kernel path; its verdict added since): the default loop, no warm start,
+#: :func:`_pin` at commit 76f39c3 on the fixed kernel path; its verdict key added since: none by default): the default loop, no warm start,
 #: candidates chosen by agreement, pools from the fresh candidates' vote
 MULTICLASS_PIN = REPO / "tests/fixtures/tiny_multiclass_pin.json"
 

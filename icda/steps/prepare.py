@@ -308,8 +308,8 @@ def small_data_warning(name: str, n_train: int) -> str | None:
         return None
     return (f"{name}: {n_train} training documents, fewer than {SMALL_TRAIN}: on own-style data of 100 reviews "
             "the loop ended below its MMI in 8 of 11 runs (none of 12 at 300 and 1,000; "
-            "docs/experiments/own-data.md). Each run's verdict (summary.json) says whether ICDA helped and "
-            "reports MMI where it did not; more training documents make the loop's first pools reliable")
+            "docs/experiments/own-data.md): compare each run's ICDA with its MMI on a dev split with rationales, "
+            "or see docs/judging-a-run.md; more training documents make the loop's first pools reliable")
 
 
 def split_stats(docs: list[Document]) -> dict:
