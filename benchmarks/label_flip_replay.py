@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from icda.guard import add_input, parse_arguments
-from icda.label_flip import fit_sentence_judge, flip_rate
+from icda.label_flip import fit_sentence_judge, flip_rate, predicted_classes, sentence_ids
 from icda.model_selection import Signals, verdict
 from icda.layout import CHOICE_FILE, EVAL_FILE
 from icda.loading import load_settings, open_workspace
@@ -38,9 +38,8 @@ def dataset_rows(results: Path, dataset: str) -> list[dict]:
         raise SystemExit(f"{dataset}: the check needs frozen sentence vectors")
     table = ws.sentences.vectors.numpy()
     train, dev = ws.split("train"), ws.split("dev")
-    ids = lambda split: [row[:n].tolist() for row, n in zip(split.ids, split.n_sentences)]
-    scores = fit_sentence_judge(table, ids(train), train.labels.tolist(), settings.model.n_classes)
-    dev_ids, dev_labels = ids(dev), dev.labels.tolist()
+    scores = fit_sentence_judge(table, sentence_ids(train), train.labels.tolist(), settings.model.n_classes)
+    dev_ids, dev_labels = sentence_ids(dev), dev.labels.tolist()
     truth = [d.rationale for d in dev.documents]
     rows = []
     for run in sorted((results / dataset).glob("run*"), key=lambda p: int(p.name[3:])):
@@ -49,8 +48,7 @@ def dataset_rows(results: Path, dataset: str) -> list[dict]:
             it = run / f"iter{k}"
             choice = Choice.read(it / CHOICE_FILE)
             pred = choice.predictions().dev
-            probs = np.asarray(pred.class_probabilities)
-            predicted = probs.argmax(axis=1) if probs.ndim == 2 else (probs > 0.5).astype(int)
+            predicted = np.asarray(predicted_classes(pred.class_probabilities))
             rate = flip_rate(scores, dev_ids, dev_labels, pred.positions, predicted.tolist())
             top = float(np.mean([int(np.argmax(scores[doc, y])) in set(sel)
                                  for doc, y, sel in zip(dev_ids, dev_labels, pred.positions)]))

@@ -38,6 +38,20 @@ import numpy as np
 MAX_JUDGE_SENTENCES = 20000
 
 
+def sentence_ids(split) -> list[list[int]]:
+    """Each document's sentence ids (rows of the sentence vectors), from a
+    :class:`icda.data.sentence_ids.SentenceIdSplit` (its padded ``ids`` [D, N] cut to
+    ``n_sentences`` [D])."""
+    return [row[:n].tolist() for row, n in zip(split.ids, split.n_sentences)]
+
+
+def predicted_classes(probabilities: Sequence) -> list[int]:
+    """The predicted class of each document from P(y=1) [D] (two classes) or the class
+    probabilities [D, C]."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    return (p.argmax(axis=1) if p.ndim == 2 else (p > 0.5).astype(int)).tolist()
+
+
 def fit_sentence_judge(table: np.ndarray, ids: Sequence[Sequence[int]], labels: Sequence[int], n_classes: int,
                        seed: int = 0) -> np.ndarray:
     """Log-probabilities of each class for every sentence vector of ``table``.

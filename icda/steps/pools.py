@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from icda.counterfactual import NoCounterfactual, build_plan
-from icda.label_flip import document_flips
+from icda.label_flip import document_flips, predicted_classes, sentence_ids
 from icda.data.document import read_split
 from icda.guard import add_input, add_output, declared_inputs
 from icda.model_selection import majority_vote
@@ -83,11 +83,8 @@ def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, p
                                     axis=0)
         flips = None
         if judge is not None:
-            probs = np.asarray(probabilities, dtype=np.float64)
-            guess = probs.argmax(axis=1) if probs.ndim == 2 else (probs > 0.5).astype(int)
-            ids = judged.split(split)
-            flips = document_flips(judge, [row[:n].tolist() for row, n in zip(ids.ids, ids.n_sentences)],
-                                   [d.label for d in docs], positions, guess.tolist())
+            flips = document_flips(judge, sentence_ids(judged.split(split)), [d.label for d in docs], positions,
+                                   predicted_classes(probabilities))
         try:
             plan, stats = build_plan([d.label for d in docs], probabilities, positions,
                                      pool_fraction, pool_base, targets, pool_min if split == "train" else 0, flips)

@@ -31,7 +31,7 @@ from icda.guard import add_input, add_output, declared_inputs
 from icda.layout import history_path, model_path, predictions_path
 from icda.loading import Workspace, load_settings, load_weights, open_workspace, save_model
 from icda.model import CachedSentences
-from icda.label_flip import fit_sentence_judge, flip_rate
+from icda.label_flip import fit_sentence_judge, flip_rate, predicted_classes, sentence_ids
 from icda.rationale_probe import probe_accuracy, rationale_vectors
 from icda.records import Choice, History, Pools, Predictions
 from icda.settings import Settings
@@ -280,12 +280,8 @@ def sentence_judge(ws: Workspace, force: bool = False) -> np.ndarray | None:
     if (ws.settings.icda.verdict != "label_flip" and not force) or not isinstance(ws.sentences, CachedSentences):
         return None
     train = ws.split("train")
-    return fit_sentence_judge(ws.sentences.vectors.numpy(), _document_ids(train), train.labels.tolist(),
+    return fit_sentence_judge(ws.sentences.vectors.numpy(), sentence_ids(train), train.labels.tolist(),
                               ws.settings.model.n_classes)
-
-
-def _document_ids(split) -> list[list[int]]:
-    return [row[:n].tolist() for row, n in zip(split.ids, split.n_sentences)]
 
 
 def _label_flip(judge: np.ndarray | None, dev, predictions: dict) -> float | None:
@@ -293,10 +289,8 @@ def _label_flip(judge: np.ndarray | None, dev, predictions: dict) -> float | Non
     None without a judge. ``dev``: the original dev split."""
     if judge is None:
         return None
-    probabilities = np.asarray(predictions["dev"].get("probabilities", predictions["dev"]["prob_positive"]))
-    predicted = probabilities.argmax(axis=1) if probabilities.ndim == 2 else (probabilities > 0.5).astype(int)
-    rate = flip_rate(judge, _document_ids(dev), dev.labels.tolist(), predictions["dev"]["positions"],
-                     predicted.tolist())
+    predicted = predicted_classes(predictions["dev"].get("probabilities", predictions["dev"]["prob_positive"]))
+    rate = flip_rate(judge, sentence_ids(dev), dev.labels.tolist(), predictions["dev"]["positions"], predicted)
     return None if rate is None else round(rate, 6)
 
 
