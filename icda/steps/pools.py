@@ -117,7 +117,6 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from icda.loading import open_workspace
     from icda.settings import Settings
 
     settings = Settings.load(args.settings)
@@ -125,7 +124,11 @@ def run(args: argparse.Namespace) -> None:
     if icda.pool_flip and args.embeddings is None:
         raise ConfigError("icda.pool_flip reads the dataset's sentence vectors. Fix: pass --embeddings "
                           "(the embed step's embeddings.pt), or set icda.pool_flip: false")
-    judged = open_workspace(settings, args.data_dir, args.embeddings) if icda.pool_flip else None
+    judged = None
+    if icda.pool_flip:
+        from icda.loading import open_workspace  # torch: only under icda.pool_flip
+
+        judged = open_workspace(settings, args.data_dir, args.embeddings)
     make_pools(args.choice, args.data_dir, icda.pool_fraction, icda.pool_base,
                icda.counterfactual_targets(settings.model.n_classes), icda.pool_source, icda.pool_min,
                icda.pool_confidence, judged).write(args.out)
