@@ -359,7 +359,8 @@ class ModelCard(Record):
     class_names: list[str] | None = None
 
     def check(self) -> None:
-        n = (self.settings.get("model") or {}).get("n_classes") if isinstance(self.settings, dict) else None
+        model = self.settings.get("model") if isinstance(self.settings, dict) else None
+        n = model.get("n_classes") if isinstance(model, dict) else None
         if self.class_names is not None and not all(isinstance(name, str) for name in self.class_names):
             raise ValueError("field 'class_names' is not a list of strings")
         if self.class_names is not None and isinstance(n, int) and len(self.class_names) != n:
