@@ -198,7 +198,7 @@ def run_rows(out: Path, final_choice: str | None = None, stop_delta_a: float | N
             rows.append({"dataset": run.parent.name, "path": path, "seeds": sets[number - 1], "run": number,
                          "curve": curve, "icda_iteration": k, "why": why,
                          "MMI": curve[0], "CDA": curve[min(1, len(curve) - 1)], "ICDA": curve[k], "dir": str(run),
-                         "verdict": last.verdict if why == (last.final_reason or last.reason) else None})
+                         "verdict": last.verdict if (final_choice, stop_delta_a, max_iters) == (None, None, None) else None})
     return rows
 
 
