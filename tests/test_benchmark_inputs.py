@@ -4,30 +4,19 @@ command lines refuse what they cannot use instead of ending in a traceback."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
+from toy_workflow import load_script
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _load(name: str):
-    path = REPO / "benchmarks" / f"{name}.py"
-    key = f"_bench_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec = importlib.util.spec_from_file_location(key, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(path.parent))
-    return module
+    return load_script(REPO / "benchmarks" / f"{name}.py", f"_bench_{name}")
 
 
 robustness = _load("robustness")

@@ -13,7 +13,6 @@ output of an old one, is covered without anyone adding a case here.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import re
 import sys
@@ -22,6 +21,8 @@ from pathlib import Path
 import pytest
 
 from icda import cli
+from toy_workflow import load_script
+
 from icda.guard import FILE, FOLDER, INPUT, OUTPUT, OWNED, TREE, ArgPath, declared_paths
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,18 +30,7 @@ SCRIPTS = sorted([*REPO.glob("scripts/*.py"), *REPO.glob("benchmarks/*.py")])
 
 
 def _load(path: Path):
-    name = f"_guard_{path.parent.name}_{path.stem}"
-    if name in sys.modules:
-        return sys.modules[name]
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(path.parent))
-    return module
+    return load_script(path, f"_guard_{path.parent.name}_{path.stem}")
 
 
 def _leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):

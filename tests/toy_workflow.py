@@ -45,3 +45,22 @@ def planned_jobs(proc) -> dict[str, int]:
     table = out.split("Job stats:")[1].split("\n\n")[0].splitlines()[3:]
     return {rule: int(n) for rule, n in (line.split() for line in table) if rule != "total"}
 
+
+
+def load_script(path: Path, key: str):
+    """Import the script or benchmark at ``path`` as module ``key`` (once; its folder on sys.path
+    while it loads, as when it runs)."""
+    import importlib.util
+    import sys
+
+    if key in sys.modules:
+        return sys.modules[key]
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(key, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module

@@ -146,6 +146,17 @@ def _span(ev: dict, unit: str, length: int, path: Path, line: int, ann: str, req
     return start, end
 
 
+def _check_agree(doc, sentences: tuple[int, int], tokens: tuple[int, int], path, line: int, ann: str, docid: str,
+                 fix: str) -> None:
+    """Raise the DataError of an evidence whose sentence span [start, end) is not the span of the
+    sentences its token span [start, end) touches."""
+    touched = _token_sentences(doc, tokens)
+    if touched != sentences:
+        raise DataError(path, line, f"annotation {ann}: an evidence's sentences [{sentences[0]}, {sentences[1]}) "
+                        f"contradict its tokens [{tokens[0]}, {tokens[1]}), which lie in sentences "
+                        f"[{touched[0]}, {touched[1]}) of document {docid}", fix)
+
+
 def _token_sentences(doc: Sequence[Sequence[str]], span: tuple[int, int]) -> tuple[int, int]:
     """The sentences ``[first, last + 1)`` that the document-wide token span ``[start, end)``
     touches (ERASER's movies test split gives token offsets only, sentence indices −1)."""
@@ -202,13 +213,10 @@ def check_evidence(ev: dict, doc: Sequence[Sequence[str]], path: Path, line: int
                             "give every evidence start_sentence/end_sentence or start_token/end_token "
                             "(0-based, end exclusive)")
         sentences = _token_sentences(doc, token_span)
-    elif token_span is not None and _token_sentences(doc, token_span) != sentences:
-        touched = _token_sentences(doc, token_span)
-        raise DataError(path, line, f"annotation {ann}: an evidence's sentences [{sentences[0]}, {sentences[1]}) "
-                        f"contradict its tokens [{token_span[0]}, {token_span[1]}), which lie in sentences "
-                        f"[{touched[0]}, {touched[1]}) of document {ev['docid']}",
-                        "fix the evidence's start_sentence/end_sentence or start_token/end_token (0-based, end "
-                        "exclusive), or the document file")
+    elif token_span is not None:
+        _check_agree(doc, sentences, token_span, path, line, ann, ev["docid"],
+                     "fix the evidence's start_sentence/end_sentence or start_token/end_token (0-based, end "
+                     "exclusive), or the document file")
     if "text" in ev:
         text = ev["text"]
         if not isinstance(text, str):
@@ -424,13 +432,10 @@ def check_annotation_spans(lines: Sequence[tuple[int, Any]], path: Path,
             doc = documents[ev["docid"]]
             tokens = _span(ev, "token", sum(len(s) for s in doc), path, line, ann, required=True)
             sentences = _span(ev, "sentence", len(doc), path, line, ann, required=False)
-            if sentences is not None and _token_sentences(doc, tokens) != sentences:
-                touched = _token_sentences(doc, tokens)
-                raise DataError(path, line, f"annotation {ann}: an evidence's sentences [{sentences[0]}, "
-                                f"{sentences[1]}) contradict its tokens [{tokens[0]}, {tokens[1]}), which lie in "
-                                f"sentences [{touched[0]}, {touched[1]}) of document {ev['docid']}",
-                                "fix the evidence's start_sentence/end_sentence or start_token/end_token, or "
-                                "export the data directory again")
+            if sentences is not None:
+                _check_agree(doc, sentences, tokens, path, line, ann, ev["docid"],
+                             "fix the evidence's start_sentence/end_sentence or start_token/end_token, or "
+                             "export the data directory again")
 
 
 def _scores(obj: Any, field: str, kls: Any, path: Path, line: int, ann: str) -> None:
