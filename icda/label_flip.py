@@ -25,7 +25,11 @@ are taken first among the documents whose own counterfactuals flip (:func:`docum
 ≥ 0.5), then by confidence (:func:`icda.counterfactual.build_plan`).
 
 A selector whose rationales carry the label makes counterfactuals that flip; one that picks a
-sentence a document's other sentences agree with makes counterfactuals that do not.
+sentence a document's other sentences agree with makes counterfactuals that do not. The judge,
+though, learns which sentences *predict* the label: where a shortcut predicts it as well as the
+sentence that sets it (the paper's restaurant and connect data), the check cannot tell them apart
+and reads ICDA's gains as losses. Measured right on own-style data and wrong there
+(docs/experiments/own-data.md), so ``icda.verdict`` and ``icda.pool_flip`` are options.
 """
 
 from __future__ import annotations

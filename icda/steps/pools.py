@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,12 +28,15 @@ from icda.errors import ConfigError
 from icda.records import Choice, Pools, SplitPools
 from icda.steps import command_doc
 
+if TYPE_CHECKING:  # torch: loaded only under icda.pool_flip
+    from icda.loading import Workspace
+
 log = logging.getLogger(__name__)
 
 
 def make_pools(choice: str | Path, data_dir: str | Path, pool_fraction: float, pool_base: str,
                targets: dict[int, list[int]] | None = None, pool_source: str = "chosen",
-               pool_min: int = 0, pool_confidence: str = "chosen", judged: "Workspace | None" = None) -> Pools:
+               pool_min: int = 0, pool_confidence: str = "chosen", judged: Workspace | None = None) -> Pools:
     """The pools step on files: :func:`~icda.counterfactual.build_plan` of the original train and dev splits (in
     ``data_dir``) from the predictions of the candidate a ``choice.json`` names (``targets``: the
     plans' :attr:`~icda.records.AugmentationPlan.targets`).
