@@ -387,7 +387,7 @@ def verdict(signals: Sequence[Signals], final: int) -> tuple[str, int, str]:
     flips = {s.iteration: s.label_flip for s in signals}
     first, last = flips.get(0), flips.get(final)
     if first is None or last is None:
-        return "not measured", final, "no flip rate recorded (fine-tuning mode, or icda.verdict: none)"
+        return "not measured", final, "no flip rate recorded (fine-tuning mode has no fixed sentence vectors)"
     compared = f"iteration {final}'s counterfactuals flip {last:.0%} of dev labels, MMI's {first:.0%}"
     if final >= 1 and last > first:
         return "helped", final, compared

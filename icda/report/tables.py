@@ -542,7 +542,7 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
         md_parts += ["Unfinished:", ""] + [f"- {line}" for line in unfinished] + [""]
     noted = [line for ds in present for line in (run_lines or {}).get(ds, [])]
     if noted:
-        md_parts += ["Runs whose ICDA is not a fixed point of the loop (summary.json):", ""] + [f"- {line}" for line in noted] + [""]
+        md_parts += ["What the runs say (summary.json: verdicts, runs that stopped early, report an earlier iteration or did not converge):", ""] + [f"- {line}" for line in noted] + [""]
     section = "\n".join(md_parts)  # summary.md lists the unavailable datasets once, at its end
     if notes:
         md_parts += ["Not available:", ""] + [f"- {_one_line(n)}" for n in notes] + [""]

@@ -27,8 +27,9 @@ import logging
 from pathlib import Path
 from typing import Sequence
 
+from icda.errors import DataError
 from icda.guard import add_input, add_output
-from icda.io import check_output, write_json
+from icda.io import write_json
 from icda.layout import model_path
 from icda.records import Choice
 from icda.steps import command_doc
@@ -49,8 +50,6 @@ def prune_models(choices: Sequence[str | Path], out: str | Path) -> dict:
     Raises:
         DataError: a choice is missing or malformed, or a reported model.pt is missing.
     """
-    from icda.errors import DataError
-
     read = [(Path(path), Choice.read(path)) for path in choices]
     reported = sorted({str(m) for _, choice in read for m in choice.reported_models})
     keep = {Path(m).resolve() for m in reported}
@@ -88,6 +87,5 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    check_output("--out", args.out, "the pruning record", {f"the choice {c}": c for c in args.choices})
     record = prune_models(args.choices, args.out)
     print(f"removed {len(record['removed'])} candidate model(s), {record['bytes_removed'] / 1e6:.1f} MB -> {args.out}")

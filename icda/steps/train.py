@@ -174,8 +174,9 @@ class _TrainingData:
 
 def _load(settings: Settings, data_dir: str | Path, embeddings: str | Path | None, pools: str | Path | None,
           augmented_dev: str | Path | None, judge: bool = True) -> tuple[Workspace, _TrainingData, float]:
-    """(the workspace, its :class:`_TrainingData`, the CPU seconds loading them took); ``judge``:
-    fit the label-flip check's sentence judge where the settings ask for it (not for COMP).
+    """(the workspace, its :class:`_TrainingData`, the CPU seconds loading them took, the sentence
+    judge's fit included); ``judge``: fit the label-flip check's sentence judge where the settings
+    ask for it (not for COMP).
 
     Raises:
         ValueError: ``pools`` without ``augmented_dev`` or the reverse.

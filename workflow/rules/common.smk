@@ -99,7 +99,7 @@ def has_augmented_dataset(dataset, run):
     blocked: the run stopped at iteration 0 with no augmented dataset)."""
     last = last_iteration(dataset, run)
     decision = Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=last).output[0])
-    return not (decision.blocked and icda_iteration(dataset, run) == last)
+    return not (decision.blocked and taken_as_icda(range(last + 1), decision.final_iteration) == last)
 
 
 def iteration_files(dataset, run, name):
