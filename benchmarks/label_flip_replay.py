@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(build_parser(), argv)
+    for results in args.results:  # a folder that holds no run stops here, before any table is printed
+        if not any(results.glob("*/settings.json")):
+            print(f"label_flip_replay: {results}: no dataset (no <dataset>/settings.json). Fix: give a "
+                  "robustness run's <path>/results folder", file=sys.stderr)
+            return 1
     print("| dataset | run | flip rate per iteration | judge's top sentence selected | dev precision | test precision | "
           "dev accuracy | verdict (K → reported) |")
     print("|---|---|---|---|---|---|---|---|")
