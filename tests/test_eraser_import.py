@@ -162,7 +162,29 @@ def test_eraser_documents_are_prepare_inputs(tmp_path):
     before = data_checksums(config, "mine")
     (data / "eraser/docs/r1").write_text("a\nB\n")
     after = data_checksums(config, "mine")
-    assert [p for p in before if before[p] != after[p]] == [str(data / "eraser/docs/r1")]
+    assert [p for p in before if before[p] != after[p]] == [f"{data / 'eraser/docs'}/"]
+
+
+def test_the_documents_checksum_stays_one_entry_however_many_documents(tmp_path):
+    """Snakemake's rerun reason prints the checksums param's old and new value whole: the docs/
+    folder is one digest, so the param stays short with 2,000 documents, and every change to the
+    folder (a document's text, a renamed or an added document) still changes it."""
+    from icda.workflow_config.dataset_inputs import data_checksums
+
+    spec, data = _dataset(tmp_path, [_ann()], {f"r{i}": f"s{i}\n" for i in range(2000)})
+    config = {"data_dir": str(data), "datasets": {"mine": {"train": "train.txt", "dev": "dev.txt",
+                                                           "test": "eraser/test.jsonl", "test_format": "eraser"}}}
+    first = data_checksums(config, "mine")
+    assert len(first) == 4 and len(str(first)) < 1000
+    docs = data / "eraser/docs"
+    seen = [first]
+    for change in (lambda: (docs / "r7").write_text("s7 changed\n"),
+                   lambda: (docs / "r7").rename(docs / "r7b"),
+                   lambda: (docs / "r2000").write_text("s2000\n")):
+        change()
+        seen.append(data_checksums(config, "mine"))
+    assert len({s[f"{docs}/"] for s in seen}) == 4
+    assert all(s[str(data / "train.txt")] == first[str(data / "train.txt")] for s in seen)
 
 
 # --------------------------------------------------------------------------- ERASER as distributed (class names, token-only evidence)

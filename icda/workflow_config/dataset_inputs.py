@@ -32,19 +32,30 @@ def generated_responses(config: dict, name: str) -> list[str]:
     return [str(responses_path(name))]
 
 
-def data_files(config: dict, name: str) -> list[str]:
-    """The data files dataset ``name`` is prepared from (rule ``prepare``: a change reruns it):
-    its split files and, for a split in ERASER's format (``format``/``test_format: eraser``),
-    every file of the ``docs/`` folder beside it (its documents), sorted."""
+def _docs_folders(config: dict, name: str) -> list[Path]:
+    """The ``docs/`` folders beside dataset ``name``'s splits in ERASER's format
+    (``format``/``test_format: eraser``) that exist, each once, in split order."""
     spec = config["datasets"][name]
-    files = input_files(spec, config["data_dir"])
-    docs: list[Path] = []
+    folders: list[Path] = []
     for split in ("train", "dev", "test"):
         fmt = spec.get("test_format" if split == "test" else "format")
         if spec.get(split) and fmt == "eraser":
             folder = (Path(config["data_dir"]) / spec[split]).parent / "docs"
-            if folder.is_dir():
-                docs += sorted(p for p in folder.iterdir() if p.is_file())
+            if folder.is_dir() and folder not in folders:
+                folders.append(folder)
+    return folders
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file())
+
+
+def data_files(config: dict, name: str) -> list[str]:
+    """The data files dataset ``name`` is prepared from (rule ``prepare``: a change reruns it):
+    its split files and, for a split in ERASER's format (``format``/``test_format: eraser``),
+    every file of the ``docs/`` folder beside it (its documents), sorted."""
+    files = input_files(config["datasets"][name], config["data_dir"])
+    docs = [p for folder in _docs_folders(config, name) for p in _folder_files(folder)]
     return [str(p) for p in dict.fromkeys([*files, *docs])]
 
 
@@ -74,5 +85,17 @@ def data_checksums(config: dict, name: str) -> dict[str, str | None]:
     """{data file: sha256 of its content} of dataset ``name`` (None for a file still to be
     downloaded), a param of rule ``prepare``: Snakemake reruns a job whose params changed, so a
     data file whose content changes reruns ``prepare`` even when its modification time does not
-    say so (``cp -p``, ``touch -r``, a restored backup, an older file moved in its place)."""
-    return {path: file_sha256(path) for path in data_files(config, name)}
+    say so (``cp -p``, ``touch -r``, a restored backup, an older file moved in its place).
+
+    An ERASER ``docs/`` folder (one file a document: about 2,000 for movies) is one entry,
+    ``"<folder>/"``: the sha256 of its files' names and sha256s, in name order. Snakemake's rerun
+    reason prints the param's old and new value whole, so a digest a document would make it
+    print every document's digest twice."""
+    files = input_files(config["datasets"][name], config["data_dir"])
+    sums: dict[str, str | None] = {str(path): file_sha256(path) for path in files}
+    for folder in _docs_folders(config, name):
+        digest = hashlib.sha256()
+        for path in _folder_files(folder):
+            digest.update(f"{path.name}\0{file_sha256(path)}\n".encode())
+        sums.setdefault(f"{folder}/", digest.hexdigest())
+    return sums
