@@ -22,7 +22,7 @@ T = TypeVar("T")
 #: beside the file it writes
 TMP_SUFFIX = ".tmp"
 #: that temporary file's name (tempfile's random names are 8 of ``a-z0-9_``)
-TMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}" + re.escape(TMP_SUFFIX))
+TMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}" + re.escape(TMP_SUFFIX), re.DOTALL)
 #: the suffix of the folder a command writes whole before renaming it to its output folder
 #: (``<out_dir>.partial``, :func:`icda.steps.train.train_candidates`)
 PARTIAL_SUFFIX = ".partial"

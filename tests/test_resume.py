@@ -19,7 +19,8 @@ from toy_workflow import planned_jobs, workflow_args
 def test_stale_writes_are_only_those_of_our_writers(tmp_path):
     kept = ["notes.tmp", ".notes.tmp", "a.b.tmp", ".eval.json.abc.tmp", "eval.json.abcd1234.tmp",
             "x.partial", ".partial/", "candidates/", "candidates.partially/"]
-    stale = [".eval.json.abcd_123.tmp", "run1/.model.pt.zz9x8y7w.tmp", "run1/iter2/candidates.partial/"]
+    stale = [".eval.json.abcd_123.tmp", ".a\nb.json.0000_zzz.tmp", "run1/.model.pt.zz9x8y7w.tmp",
+             "run1/iter2/candidates.partial/"]
     for name in kept + stale + ["run1/iter2/candidates.partial/seed42/.model.pt.abcdefgh.tmp"]:
         path = tmp_path / name
         if name.endswith("/"):
