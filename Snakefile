@@ -8,6 +8,7 @@ import os
 
 from snakemake.utils import min_version, validate
 
+from icda.workflow_config import resume
 from icda.workflow_config.config_check import check_config
 
 min_version("9.19")  # profiles/*/profile.yaml is read from Snakemake 9.19 on
@@ -24,6 +25,13 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 
 
 report: "workflow/report/workflow.rst"
+
+
+# After a kill: a job a checkpoint leads to (every iteration after the first) whose outputs are
+# marked incomplete reruns too, and what killed jobs left under results/ (.<name>.XXXXXXXX.tmp
+# files, *.partial folders, temp() exports no job needs) is removed before a run
+# (docs/cluster.md, icda/workflow_config/resume.py).
+resume.install(workflow)
 
 
 include: "workflow/rules/common.smk"

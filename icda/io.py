@@ -18,6 +18,15 @@ from icda.guard import check_write
 
 T = TypeVar("T")
 
+#: the suffix of :func:`atomic_path`'s temporary file ``.<name>.<8 random characters>.tmp``
+#: beside the file it writes
+TMP_SUFFIX = ".tmp"
+#: that temporary file's name (tempfile's random names are 8 of ``a-z0-9_``)
+TMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}" + re.escape(TMP_SUFFIX), re.DOTALL)
+#: the suffix of the folder a command writes whole before renaming it to its output folder
+#: (``<out_dir>.partial``, :func:`icda.steps.train.train_candidates`)
+PARTIAL_SUFFIX = ".partial"
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
@@ -33,7 +42,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     check_write(path)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_SUFFIX, dir=path.parent)
     os.close(fd)
     try:
         yield Path(tmp)
@@ -48,6 +57,21 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def stale_writes(root: str | Path) -> list[Path]:
+    """What killed writers left under ``root``: :func:`atomic_path`'s temporary files
+    (``.<name>.XXXXXXXX.tmp``) and ``<folder>.partial`` folders (:data:`PARTIAL_SUFFIX`), sorted;
+    nothing else (a name that only ends in ``.tmp`` or ``.partial`` is not one of them unless it
+    has that form and kind). Empty if ``root`` does not exist. Only meaningful while no command
+    writes under ``root``: a running command's files have the same names."""
+    found = []
+    for parent, dirs, files in os.walk(root):
+        found += [Path(parent, name) for name in files if TMP_NAME.fullmatch(name)]
+        partial = [name for name in dirs if name.endswith(PARTIAL_SUFFIX) and len(name) > len(PARTIAL_SUFFIX)]
+        found += [Path(parent, name) for name in partial]
+        dirs[:] = [name for name in dirs if name not in partial]  # (removed whole, not walked)
+    return sorted(found)
 
 
 @contextlib.contextmanager

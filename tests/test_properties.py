@@ -25,6 +25,7 @@ from hypothesis import given, strategies as st  # noqa: E402
 
 from icda.data.readers import read_hotel_test, read_icda, read_jsonl, read_text_lines  # noqa: E402
 from icda.errors import ConfigError, DataError  # noqa: E402
+from icda.io import atomic_path, stale_writes  # noqa: E402
 from icda.steps.predict import read_new_documents  # noqa: E402
 from icda.steps.prepare import prepare_dataset  # noqa: E402
 
@@ -371,3 +372,16 @@ def test_spec_and_config_files_are_read_or_named(content, as_config):
             assert "Fix:" in str(err), str(err)
         else:
             assert isinstance(name, str) and isinstance(spec, dict) and isinstance(data_dir, Path)
+
+
+@given(st.text(st.characters(blacklist_characters="/\0", blacklist_categories=("Cs",)), min_size=1, max_size=40)
+       .filter(lambda name: name not in (".", "..")))
+def test_a_write_in_progress_is_what_the_sweep_finds(tmp_path_factory, name):
+    """While :func:`atomic_path` writes any file name, its temporary file is the one stale write
+    under the folder (what a kill at that moment leaves), and none is left after it."""
+    root = tmp_path_factory.mktemp("w")
+    (root / "sub").mkdir()
+    with atomic_path(root / "sub" / name) as tmp:
+        tmp.write_text("x")
+        assert stale_writes(root) == [tmp]
+    assert stale_writes(root) == []

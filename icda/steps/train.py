@@ -28,6 +28,7 @@ from icda.counterfactual import augmented_tensors
 from icda.data.document import read_documents
 from icda.errors import ConfigError
 from icda.guard import add_input, add_output, declared_inputs
+from icda.io import PARTIAL_SUFFIX
 from icda.layout import history_path, model_path, predictions_path
 from icda.loading import Workspace, load_settings, load_weights, open_workspace, save_model
 from icda.model import CachedSentences
@@ -40,10 +41,6 @@ from icda.steps.predict import write_model_card
 from icda.train import predict, train_model
 
 log = logging.getLogger("icda.train")
-
-#: the folder a multi-candidate job trains into before it is renamed to its output
-PARTIAL_SUFFIX = ".partial"
-
 
 def init_model_path(init: str | Path) -> Path:
     """The weights a warm start loads: ``init`` itself (a model.pt) or, for a ``choice.json``,
