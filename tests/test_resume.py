@@ -34,6 +34,30 @@ def test_stale_writes_are_only_those_of_our_writers(tmp_path):
     assert PARTIAL_SUFFIX == ".partial"
 
 
+def test_a_snakemake_without_the_hooks_internals_runs_as_before_with_one_warning(caplog):
+    """Another Snakemake 9.x than the pin may lack the internals the resume hooks replace: the
+    workflow still builds (Snakemake's own resume), and the warning names what is missing and the fix."""
+    from types import SimpleNamespace
+
+    from icda.workflow_config import resume
+
+    calls = []
+    workflow = SimpleNamespace(is_main_process=True, _build_dag=lambda: calls.append("built"),
+                               dag=SimpleNamespace(check_incomplete=None))
+    original = workflow._build_dag
+    resume.install(workflow)
+    assert workflow._build_dag is not original  # hooked: the DAG's internals are checked when it is built
+    with caplog.at_level("WARNING", logger="icda.resume"):
+        workflow._build_dag()
+    assert calls == ["built"]
+    assert "has no SimpleNamespace.update_checkpoint_dependencies" in caplog.text
+    assert "pip install -c constraints.txt" in caplog.text
+    bare = SimpleNamespace(is_main_process=True)
+    with caplog.at_level("WARNING", logger="icda.resume"):
+        resume.install(bare)
+    assert not hasattr(bare, "_build_dag") and "has no SimpleNamespace._build_dag" in caplog.text
+
+
 def mark_incomplete(workdir: Path, path: str) -> None:
     """Snakemake's mark that the job writing ``path`` started and was not recorded as finished
     (FilePersistence: .snakemake/incomplete/<urlsafe base64 of the path>), as a kill between the

@@ -39,21 +39,21 @@ def install(workflow: Any, results: str | Path = "results") -> None:
     own Snakemake process (``workflow.is_main_process`` false: a cluster job), where other jobs
     are running.
 
-    Raises:
-        RuntimeError: this Snakemake has not the internals the hooks use (``Workflow._build_dag``,
-            ``DAG.update_checkpoint_dependencies``, ``DAG.check_incomplete``, ...): a Snakemake other
-            than the ``constraints.txt`` pin (9.27) changed them; the error names what is missing.
+    Where this Snakemake lacks the internals the hooks use (``Workflow._build_dag``,
+    ``DAG.update_checkpoint_dependencies``, ``DAG.check_incomplete``, ...: a Snakemake other than
+    the ``constraints.txt`` pin, 9.27, may have renamed them), the run goes on as Snakemake alone
+    would run it, with one warning naming what is missing and the fix.
     """
-    if not workflow.is_main_process:
+    if not workflow.is_main_process or not _has(workflow, "_build_dag"):
         return
-    _require(workflow, "_build_dag")
     build = workflow._build_dag
 
     def build_dag():
         dag = workflow.dag
-        for name in ("update_checkpoint_dependencies", "check_incomplete", "postprocess_after_update",
-                     "is_needed_tempfile", "forcefiles", "ignore_incomplete"):
-            _require(dag, name)
+        if not all(_has(dag, name) for name in (
+                "update_checkpoint_dependencies", "check_incomplete", "postprocess_after_update",
+                "is_needed_tempfile", "forcefiles", "ignore_incomplete")):
+            return build()
         update = dag.update_checkpoint_dependencies
 
         async def update_checkpoint_dependencies(jobs=None):
@@ -68,13 +68,18 @@ def install(workflow: Any, results: str | Path = "results") -> None:
     workflow._build_dag = build_dag
 
 
-def _require(obj: Any, name: str) -> None:
-    if not hasattr(obj, name):
-        import snakemake
+def _has(obj: Any, name: str) -> bool:
+    """Whether ``obj`` has ``name``; if not, one warning that resuming a killed run falls back to
+    Snakemake's own handling."""
+    if hasattr(obj, name):
+        return True
+    import snakemake
 
-        raise RuntimeError(f"icda.workflow_config.resume: Snakemake {snakemake.__version__} has no "
-                           f"{type(obj).__name__}.{name}, which resuming a killed run relies on. Fix: "
-                           f"install the Snakemake of constraints.txt (pip install -c constraints.txt -e .)")
+    log.warning("Snakemake %s has no %s.%s: a job a checkpoint leads to that a killed run left "
+                "unrecorded is not rerun, and what killed jobs left under results/ is not removed "
+                "(docs/cluster.md). Fix: install the Snakemake of constraints.txt "
+                "(pip install -c constraints.txt -e .)", snakemake.__version__, type(obj).__name__, name)
+    return False
 
 
 async def recheck_incomplete(dag: Any, during_run: bool = False) -> bool:
