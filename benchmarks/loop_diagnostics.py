@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from icda.counterfactual import build_plan
+from icda.counterfactual import NoCounterfactual, build_plan
 from icda.embed import EmbeddingCache
 from icda.errors import DataError, IcdaError, rebuild_fix
 from icda.guard import add_input, parse_arguments
@@ -161,15 +161,28 @@ def iteration_row(run: Path, k: int, splits: dict[str, Split], icda: dict, label
         def mean_agreement(name):
             return statistics.mean(agreement(dev_sel[name], dev_sel[f]) for f in fresh if f != name)
         row["by_agree"] = dev.precision(dev_sel[max(preds, key=mean_agreement)])
-    if (it / "pools.json").exists():
-        plan = _read(it / "pools.json", Pools)["train"]["plan"]
+    pools = _read(it / "pools.json", Pools) if (it / "pools.json").exists() else None
+    if pools is not None and pools.get("blocked") is None:  # (a blocked iteration built no pool)
+        plan = pools["train"]["plan"]
         row["pool"], row["swap"] = plan_precision(plan["pools"], plan["kept"], plan["positions"], splits["train"])
         row["pool_by_class"] = {c: splits["train"].precision([[p] for _, p in refs], [d for d, _ in refs])
                                 for c, refs in sorted(plan["pools"].items())}
-        row["pool_other"], row["swap_other"] = replay_plan(preds, chosen, fresh, splits["train"], icda, labels)
-        row["pool_if_chosen"] = [pools_if_chosen(preds, f, fresh, splits["train"], icda, labels) for f in fresh]
-        row["pool_averaged"] = pools_if_chosen(preds, chosen, fresh, splits["train"], icda, labels, averaged=True)
+        row["pool_other"], row["swap_other"] = _unless_blocked(
+            lambda: replay_plan(preds, chosen, fresh, splits["train"], icda, labels), (None, None))
+        row["pool_if_chosen"] = [_unless_blocked(lambda f=f: pools_if_chosen(preds, f, fresh, splits["train"], icda, labels))
+                                 for f in fresh]
+        row["pool_averaged"] = _unless_blocked(
+            lambda: pools_if_chosen(preds, chosen, fresh, splits["train"], icda, labels, averaged=True))
     return row
+
+
+def _unless_blocked(replay, blocked=None):
+    """``replay()``, or ``blocked`` where the replayed selector gets a whole class wrong (no plan
+    can be built: :class:`icda.counterfactual.NoCounterfactual`)."""
+    try:
+        return replay()
+    except NoCounterfactual:
+        return blocked
 
 
 def plan_precision(pools: dict, kept: list[int], positions: list[list[int]], train: Split) -> tuple:
@@ -188,7 +201,8 @@ def _plan(preds: dict, chosen: str, fresh: list[str], icda: dict, labels: list[i
     positions = majority_vote([preds[f]["train"]["positions"] for f in fresh], own["positions"]) if vote else own["positions"]
     probabilities = np.mean([np.asarray(confidences(f), dtype=float) for f in fresh], axis=0).tolist() if averaged \
         else confidences(chosen)
-    plan, _ = build_plan(labels, probabilities, positions, icda["pool_fraction"], icda["pool_base"])
+    plan, _ = build_plan(labels, probabilities, positions, icda["pool_fraction"], icda["pool_base"],
+                         pool_min=icda.get("pool_min", 0))
     return plan
 
 
@@ -255,7 +269,7 @@ def diagnostics_table(runs: list[Path]) -> str:
                          f"| {_f(r['original_dev_accuracy'] and 100 * r['original_dev_accuracy'])} | {_f(r.get('pool'))} "
                          f"| {' / '.join(_f(v) for v in (r.get('pool_by_class') or {}).values())} | {_f(r.get('swap'))} "
                          f"| {_f(r.get('pool_other'))} | {_f(r.get('swap_other'))} "
-                         f"| {'; '.join(' / '.join(_f(v) for v in pools) for pools in r.get('pool_if_chosen') or [])} "
+                         f"| {'; '.join('-' if pools is None else ' / '.join(_f(v) for v in pools) for pools in r.get('pool_if_chosen') or [])} "
                          f"| {' / '.join(_f(v) for v in r.get('pool_averaged') or [])} |")
     return "\n".join(lines)
 

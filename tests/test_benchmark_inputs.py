@@ -226,3 +226,27 @@ def test_label_flip_replay_refuses_a_folder_that_holds_no_run(tmp_path, capsys):
     assert replay.main([str(tmp_path)]) == 1
     out, err = capsys.readouterr()
     assert out == "" and "no dataset (no <dataset>/settings.json)" in err
+
+
+def test_loop_diagnostics_replays_a_selector_that_gets_a_class_wrong_as_no_pool():
+    """A candidate that gets every document of a class wrong can build no counterfactual pool;
+    its what-if pools are "-" in the dev diagnostics, not a NoCounterfactual that ended
+    robustness.py --split dev after a whole run (seen on 100 own-style reviews)."""
+    from icda.counterfactual import NoCounterfactual
+
+    module = _load("loop_diagnostics")
+    labels = [0, 0, 0, 1, 1, 1]
+    split = module.Split([frozenset([0])] * 6, [2] * 6)
+    good = {"probabilities": [[0.9, 0.1]] * 3 + [[0.2, 0.8]] * 3, "positions": [[0]] * 6}
+    wrong = {"probabilities": [[0.9, 0.1]] * 6, "positions": [[1]] * 6}  # class 1 never right
+    preds = {"good": {"train": good}, "wrong": {"train": wrong}}
+    icda = {"pool_fraction": 0.5, "pool_base": "class", "pool_source": "chosen"}
+    with pytest.raises(NoCounterfactual):
+        module.pools_if_chosen(preds, "wrong", ["good", "wrong"], split, icda, labels)
+    assert module._unless_blocked(lambda: module.pools_if_chosen(preds, "wrong", ["good", "wrong"], split,
+                                                                   icda, labels)) is None
+    assert module._unless_blocked(lambda: module.pools_if_chosen(preds, "good", ["good", "wrong"], split,
+                                                                   icda, labels)) == [100.0, 100.0]
+    # the replay builds its pools as the run did, pool_min included
+    floor = module._plan(preds, "good", ["good"], {**icda, "pool_fraction": 0.1, "pool_min": 3}, labels, vote=False)
+    assert {c: len(refs) for c, refs in floor.pools.items()} == {0: 3, 1: 3}
