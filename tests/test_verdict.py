@@ -195,3 +195,32 @@ def test_document_flips_are_per_document_and_nan_where_not_judged():
     assert np.isnan(flips[3])  # classified wrong
     assert flips.shape == (4,) and np.all((flips[:3] >= 0) & (flips[:3] <= 1))
     assert flips[1] == 0.0  # parking swapped out of doc 1: its food sentence still says class 0
+
+
+def test_a_small_training_split_is_said_under_the_tables_and_in_summary_md(tmp_path):
+    """prepare's small-data warning (stats.json: small_data) reaches the lines under a dataset's
+    table and summary.md, first among that dataset's lines; a dataset of enough documents says
+    nothing; a stats.json that is not a prepared folder's is one error naming it."""
+    from icda.report.tables import write_tables
+    from icda.steps.prepare import small_data_warning
+
+    warning = small_data_warning("reviews", 99)
+    (tmp_path / "small.json").write_text(json.dumps({"dataset": "reviews", "small_data": warning}))
+    (tmp_path / "large.json").write_text(json.dumps({"dataset": "restaurant", "small_data": None}))
+    RunSummary(run=1, reason="reached max_iters=1", final_iteration=1, final_reason="the last",
+               dataset="reviews", iterations=2, converged=False, per_iteration=[]).write(tmp_path / "1.json")
+    notes = run_notes([tmp_path / "1.json"], [tmp_path / "small.json", tmp_path / "large.json"])
+    assert set(notes) == {"reviews"}
+    assert notes["reviews"][0] == warning and warning.startswith("reviews: 99 training documents, fewer than 300")
+    evals = []
+    for k in (0, 1):
+        it = tmp_path / "ev" / str(k)
+        it.mkdir(parents=True)
+        (it / "eval.json").write_text(json.dumps({"dataset": "reviews", "run": 1, "iteration": k,
+                                                  "precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.9}))
+        evals.append(it / "eval.json")
+    write_tables(evals, tmp_path / "tables", {}, run_lines=notes)
+    assert f"- {warning}" in (tmp_path / "tables" / "summary.md").read_text()
+    (tmp_path / "bad.json").write_text(json.dumps({"small_data": 3}))
+    with pytest.raises(DataError, match=r"bad\.json.*not a prepared data folder's statistics"):
+        run_notes([], [tmp_path / "bad.json"])

@@ -130,6 +130,34 @@ def read_class_names(data_dir: str | Path) -> list[str] | None:
     return names if isinstance(names, list) and all(isinstance(n, str) for n in names) else None
 
 
+def read_small_data(stats: str | Path) -> tuple[str, str | None]:
+    """(dataset, its small-data warning or None) from a prepared data folder's ``stats.json``:
+    ``prepare`` records there, as ``small_data``, the warning it logs for a training split smaller
+    than the size at which the loop was measured to be reliable
+    (:func:`icda.steps.prepare.small_data_warning`); a folder prepared before that key was
+    written has none.
+
+    Raises:
+        DataError: ``stats`` is missing or not a prepared data folder's statistics (no ``dataset``
+            name, or ``small_data`` neither text nor null).
+    """
+    import json
+
+    stats = Path(stats)
+    fix = "rerun `python -m icda prepare` (snakemake --forcerun prepare)"
+    try:
+        found = json.loads(stats.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(stats, None, "file not found", fix) from None
+    except ValueError:
+        raise DataError(stats, None, "not a prepared data folder's statistics (not JSON)", fix) from None
+    if not isinstance(found, dict) or not isinstance(found.get("dataset"), str) \
+            or not isinstance(found.get("small_data"), (str, type(None))):
+        raise DataError(stats, None, "not a prepared data folder's statistics (a dataset name and a "
+                        "small_data warning or null expected)", fix)
+    return found["dataset"], found.get("small_data")
+
+
 def label_name(label: int | None, names: Sequence[str] | None) -> int | str | None:
     """A label as shown to a reader: its class name when the dataset names its classes
     (``names``, label order; a label beyond them stays its index), else the index itself."""

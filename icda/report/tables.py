@@ -30,6 +30,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from icda.data.document import read_small_data
 from icda.errors import DataError, rebuild_fix
 from icda.io import atomic_path, atomic_write
 from icda.report.inputs import ERASER_SUFFIX
@@ -125,9 +126,12 @@ def verdict_line(summary: RunSummary) -> str:
     return f"{words[summary.verdict]} ({summary.verdict_reason})"
 
 
-def run_notes(summaries: Iterable[str | Path] | None) -> dict[str, list[str]]:
-    """{dataset: the lines a reader needs beside the numbers}, from each run's ``summary.json``:
-    every run's verdict (:func:`verdict_line`: whether ICDA helped, did not apply or went the
+def run_notes(summaries: Iterable[str | Path] | None,
+              stats: Iterable[str | Path] | None = None) -> dict[str, list[str]]:
+    """{dataset: the lines a reader needs beside the numbers}: first, from a prepared data
+    folder's ``stats.json`` (``stats``), ``prepare``'s warning that the training split is smaller
+    than the size at which the loop was measured to be reliable; then, from each run's
+    ``summary.json``: every run's verdict (:func:`verdict_line`: whether ICDA helped, did not apply or went the
     wrong way, measured without ground truth); a run whose ICDA is not its last iteration (which
     iteration it reports, and why: its final choice, e.g. ``icda.final_choice: rationale_probe``
     when the loop made the rationales worse; departure 29), and a run that did not converge (it
@@ -139,6 +143,10 @@ def run_notes(summaries: Iterable[str | Path] | None) -> dict[str, list[str]]:
         DataError: a file is missing or malformed.
     """
     out: dict[str, list[str]] = {}
+    for path in stats or []:
+        dataset, small = read_small_data(path)
+        if small is not None:
+            out.setdefault(dataset, []).append(small)
     for path in summaries or []:
         summary = RunSummary.read(path)
         k, last = summary.icda_iteration, summary.iterations - 1
@@ -542,7 +550,7 @@ def _write_group(df: pd.DataFrame, name: str, group: list[str], out_dir: Path, m
         md_parts += ["Unfinished:", ""] + [f"- {line}" for line in unfinished] + [""]
     noted = [line for ds in present for line in (run_lines or {}).get(ds, [])]
     if noted:
-        md_parts += ["What the runs say (summary.json: verdicts, runs that stopped early, report an earlier iteration or did not converge):", ""] + [f"- {line}" for line in noted] + [""]
+        md_parts += ["What the runs say (stats.json: a training split too small for the loop; summary.json: verdicts, runs that stopped early, report an earlier iteration or did not converge):", ""] + [f"- {line}" for line in noted] + [""]
     section = "\n".join(md_parts)  # summary.md lists the unavailable datasets once, at its end
     if notes:
         md_parts += ["Not available:", ""] + [f"- {_one_line(n)}" for n in notes] + [""]

@@ -59,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help='dataset → what is missing and how to get it, listed in the tables')
     add_input(tables, "--summaries", nargs="*", metavar="JSON",
                         help="run summary.json files: ICDA is the iteration each names (default: the last)")
+    add_input(tables, "--stats", nargs="*", metavar="JSON",
+              help="prepared data folders' stats.json files: a dataset prepare warned is small "
+                   "gets that warning among the lines under its table and in summary.md")
     add_input(tables, "--eraser", nargs="*", metavar="JSON",
                         help="eraser_scores.json files (python -m icda export-eraser --scores ... --dataset "
                              "... --run ... [--iteration ...]) of MMI, CDA, ICDA and COMP: each group also "
@@ -150,7 +153,7 @@ def run_tables(args: argparse.Namespace) -> int:
 
     write_tables(args.evals, args.out_dir, load_groups(args.groups, args.config), load_unavailable(args.unavailable),
                  metric=args.metric, icda=icda_iterations(args.summaries), eraser=args.eraser,
-                 baselines=args.baselines, run_lines=run_notes(args.summaries))
+                 baselines=args.baselines, run_lines=run_notes(args.summaries, args.stats))
     return 0
 
 

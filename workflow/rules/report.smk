@@ -27,6 +27,7 @@ rule tables:
         summaries=run_summaries(),
         eraser=get_eraser_scores,
         baselines=expand("results/{dataset}/baselines.json", dataset=AVAILABLE),
+        stats=expand("results/{dataset}/data/stats.json", dataset=AVAILABLE),
         unavailable="results/unavailable.json",
         groups="results/groups.json",
     output:
@@ -44,7 +45,7 @@ rule tables:
         "../../environment.yml"
     shell:
         "python -m icda report tables --evals {input.evals:q} --summaries {input.summaries:q} --out-dir {params.out:q}"
-        " --eraser {input.eraser:q} --baselines {input.baselines:q}"
+        " --eraser {input.eraser:q} --baselines {input.baselines:q} --stats {input.stats:q}"
         " --unavailable {input.unavailable:q} --groups {input.groups:q} > {log:q} 2>&1"
 
 
