@@ -131,8 +131,8 @@ def run_notes(summaries: Iterable[str | Path] | None,
     """{dataset: the lines a reader needs beside the numbers}: first, from a prepared data
     folder's ``stats.json`` (``stats``), ``prepare``'s warning that the training split is smaller
     than the size at which the loop was measured to be reliable; then, from each run's
-    ``summary.json``: every run's verdict (:func:`verdict_line`: whether ICDA helped, did not apply or went the
-    wrong way, measured without ground truth); a run whose ICDA is not its last iteration (which
+    ``summary.json``: every run's verdict (:func:`verdict_line`: whether ICDA helped, did not
+    apply or went the wrong way, measured without ground truth); a run whose ICDA is not its last iteration (which
     iteration it reports, and why: its final choice, e.g. ``icda.final_choice: rationale_probe``
     when the loop made the rationales worse; departure 29), and a run that did not converge (it
     stopped at ``icda.max_iters``, so its ICDA is where the loop stopped; on restaurant, connect and
