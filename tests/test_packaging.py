@@ -164,14 +164,15 @@ def test_the_package_keeps_its_layers():
 
 def test_the_release_is_named_the_same_everywhere():
     """pyproject.toml's version is icda.__version__, CITATION.cff's version (with the release
-    date) and the CHANGELOG's newest release heading (``## [0.3.0] - 2026-11-28``)."""
+    date) and the CHANGELOG's newest release heading (``## [0.3.0] - 2026-11-28``; an
+    ``## [Unreleased]`` section above it, Keep a Changelog's, holds what comes next)."""
     import icda
 
     version = PROJECT["version"]
     assert icda.__version__ == version
     citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
     assert str(citation["version"]) == version
-    heading = re.search(r"^## (.+)$", (REPO / "CHANGELOG.md").read_text(), re.M).group(1)
+    heading = re.search(r"^## (?!\[Unreleased\]$)(.+)$", (REPO / "CHANGELOG.md").read_text(), re.M).group(1)
     assert heading == f"[{version}] - {citation['date-released']}", f"CHANGELOG.md's newest release: {heading}"
     paper = citation["preferred-citation"]
     assert paper["doi"] == "10.1609/aaai.v39i19.34195" and (paper["start"], paper["end"]) == (19931, 19938)
