@@ -291,8 +291,8 @@ def read_json_file(path: str | Path, missing_fix: str, corrupt_fix: str) -> Any:
     """Parse a JSON file; NaN and Infinity are rejected (JSON has no such numbers).
 
     Raises:
-        DataError: the file does not exist (the fix is ``missing_fix``), is not valid JSON
-            (naming the line) or holds NaN/Infinity (the fix is ``corrupt_fix``).
+        DataError: the file does not exist (the fix is ``missing_fix``), is not UTF-8, is not
+            valid JSON (naming the line) or holds NaN/Infinity (the fix is ``corrupt_fix``).
     """
     def reject(name: str) -> float:
         raise ValueError(f"{name} is not a number JSON allows")
@@ -301,6 +301,8 @@ def read_json_file(path: str | Path, missing_fix: str, corrupt_fix: str) -> Any:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DataError(path, None, "file not found", missing_fix) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})", corrupt_fix) from None
     try:
         return json.loads(text, parse_constant=reject)
     except json.JSONDecodeError as exc:

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from icda.counterfactual import NoCounterfactual, build_plan
 from icda.errors import DataError
@@ -224,3 +225,23 @@ def test_a_small_training_split_is_said_under_the_tables_and_in_summary_md(tmp_p
     (tmp_path / "bad.json").write_text(json.dumps({"small_data": 3}))
     with pytest.raises(DataError, match=r"bad\.json.*not a prepared data folder's statistics"):
         run_notes([], [tmp_path / "bad.json"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.sampled_from(["dataset", "small_data", "x"]), inner, max_size=3), max_leaves=6)
+       | st.binary(max_size=20))
+def test_any_stats_json_is_read_or_refused_in_one_error_naming_it(tmp_path_factory, content):
+    """Whatever stats.json holds, read_small_data returns (dataset, text or None) or raises a
+    DataError naming the file: never another exception."""
+    from icda.data.document import read_small_data
+
+    path = tmp_path_factory.mktemp("s") / "stats.json"
+    path.write_bytes(content if isinstance(content, bytes) else json.dumps(content).encode())
+    try:
+        dataset, small = read_small_data(path)
+    except DataError as exc:
+        assert str(path) in str(exc)
+    else:
+        assert isinstance(dataset, str) and (small is None or isinstance(small, str))

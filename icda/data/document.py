@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from icda.errors import DataError
-from icda.io import read_jsonl, write_jsonl
+from icda.io import read_json_file, read_jsonl, write_jsonl
 from icda.layout import STATS_FILE, split_path
 
 
@@ -141,16 +141,8 @@ def read_small_data(stats: str | Path) -> tuple[str, str | None]:
         DataError: ``stats`` is missing or not a prepared data folder's statistics (no ``dataset``
             name, or ``small_data`` neither text nor null).
     """
-    import json
-
-    stats = Path(stats)
     fix = "rerun `python -m icda prepare` (snakemake --forcerun prepare)"
-    try:
-        found = json.loads(stats.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(stats, None, "file not found", fix) from None
-    except ValueError:
-        raise DataError(stats, None, "not a prepared data folder's statistics (not JSON)", fix) from None
+    found = read_json_file(stats, fix, fix)
     if not isinstance(found, dict) or not isinstance(found.get("dataset"), str) \
             or not isinstance(found.get("small_data"), (str, type(None))):
         raise DataError(stats, None, "not a prepared data folder's statistics (a dataset name and a "

@@ -97,5 +97,5 @@ def data_checksums(config: dict, name: str) -> dict[str, str | None]:
         digest = hashlib.sha256()
         for path in _folder_files(folder):
             digest.update(f"{path.name}\0{file_sha256(path)}\n".encode())
-        sums.setdefault(f"{folder}/", digest.hexdigest())
+        sums[f"{folder}/"] = digest.hexdigest()
     return sums
