@@ -1,0 +1,146 @@
+"""Replay the run-agreement verdict (icda/run_agreement.py) on finished runs, beside what ground
+truth says.
+
+Per dataset of one or more robustness.py folders (``--out``'s ``<path>/results``): the mean
+agreement of the runs' MMI selectors and of their ICDA selectors on the dev documents (read
+without ground truth), the verdict, and per run the precision (``--split``) of MMI, of the loop's
+ICDA and of what the verdict reports, and whether the verdict agrees with it (helped ⇔ the loop's
+ICDA >= MMI + 2 points). ``--lodo`` adds the leave-one-dataset-out check of the rule's two
+thresholds: for each dataset, the grid's thresholds that agree best on the other datasets,
+applied to it. docs/experiments/own-data.md, "Runs that agree".
+
+    PYTHONPATH=. .venv/bin/python benchmarks/run_agreement_replay.py ../bench/own/fixed/results --split dev
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from icda import run_agreement
+from icda.guard import add_input, parse_arguments
+from icda.layout import CHOICE_FILE, EVAL_FILE
+from icda.loading import load_settings, open_workspace
+from icda.metrics import rationale_metrics
+from icda.records import Choice, Decision, Evaluation
+
+
+def dataset_runs(results: Path, dataset: str, split: str) -> list[dict]:
+    """Per finished run of ``results/<dataset>``: the dev selections of its MMI (iteration 0) and
+    ICDA (the stop decision's ``final_iteration``) selectors and their precision on ``split``."""
+    settings = load_settings(results / dataset / "settings.json")
+    ws = open_workspace(settings, results / dataset / "data", results / dataset / "embeddings.pt")
+    dev = ws.split("dev")
+    truth = [d.rationale for d in dev.documents]
+    runs = []
+    for run in sorted((results / dataset).glob("run*"), key=lambda p: int(p.name[3:])):
+        k, its = 0, []
+        while (run / f"iter{k}" / "converge.json").exists():
+            decision = Decision.read(run / f"iter{k}" / "converge.json")
+            its.append(run / f"iter{k}")
+            if decision.stop:
+                break
+            k += 1
+        if not its or not decision.stop:
+            continue  # an unfinished run is left out
+        # the loop's ICDA: the stop rule's; a run whose stop decision carries a verdict
+        # (icda.verdict: label_flip) took its last iteration, or the one before a blocked one
+        final = (decision.final_iteration if decision.verdict is None
+                 else len(its) - 1 - (1 if decision.blocked and len(its) > 1 else 0))
+
+        def precision(it: Path) -> float | None:
+            if split == "test":
+                return Evaluation.read(it / EVAL_FILE).precision
+            if any(t is None for t in truth):
+                return None
+            positions = Choice.read(it / CHOICE_FILE).predictions().dev.positions
+            return rationale_metrics(positions, truth, dev.n_sentences.tolist())["precision"]
+
+        select = lambda it: [list(p) for p in Choice.read(it / CHOICE_FILE).predictions().dev.positions]
+        runs.append({"run": run.name, "K": final, "mmi_sel": select(its[0]), "icda_sel": select(its[final]),
+                     "mmi": precision(its[0]), "loop": precision(its[final]),
+                     "curve": [precision(it) for it in its]})
+    return runs
+
+
+def judge(runs: list[dict], gain: float, agreed: float) -> tuple[run_agreement.RunAgreement, list[bool]]:
+    """The verdict under thresholds (gain, agreed) and, per run, whether it agrees with precision."""
+    old = run_agreement.HELPED_GAIN, run_agreement.AGREED
+    run_agreement.HELPED_GAIN, run_agreement.AGREED = gain, agreed
+    try:
+        v = run_agreement.run_agreement_verdict([r["mmi_sel"] for r in runs], [r["icda_sel"] for r in runs])
+    finally:
+        run_agreement.HELPED_GAIN, run_agreement.AGREED = old
+    helped = v.verdict == "helped"
+    return v, [helped == (r["loop"] >= r["mmi"] + 0.02 - 1e-9) for r in runs]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_input(parser, "results", kind="tree", nargs="+", help="a robustness run's <path>/results folder")
+    parser.add_argument("--split", choices=["dev", "test"], default="dev",
+                        help="the precision the verdict is judged against (dev: where rules are chosen)")
+    parser.add_argument("--lodo", action="store_true", help="add the leave-one-dataset-out table")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(build_parser(), argv)
+    data = {}
+    for results in args.results:
+        results = results.resolve()
+        if not any(results.glob("*/settings.json")):
+            print(f"run_agreement_replay: {results}: no dataset (no <dataset>/settings.json). Fix: give a "
+                  "robustness run's <path>/results folder", file=sys.stderr)
+            return 1
+        os.chdir(results.parent)  # candidate folders are named from the workflow's folder
+        for dataset in sorted(p.parent.name for p in results.glob("*/settings.json")):
+            runs = [r for r in dataset_runs(results, dataset, args.split) if r["mmi"] is not None]
+            if len(runs) >= 2 and dataset not in data:  # a dataset in several folders: the first one's runs
+                data[dataset] = runs
+    pct = lambda x: "–" if x is None else f"{100 * x:.1f}"
+    print(f"{args.split} precision (%); agreement: helped ⇔ the loop's ICDA ≥ MMI + 2")
+    print("| dataset | runs | A_0 → A_K | verdict | MMI | loop's ICDA | reported | lowest reported | reported < MMI | "
+          "loop < MMI | agreement |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    total = [0, 0]
+    for name, runs in data.items():
+        v, agree = judge(runs, run_agreement.HELPED_GAIN, run_agreement.AGREED)
+        reported = [r["loop"] if v.reports_icda else r["mmi"] for r in runs]
+        total[0] += sum(agree)
+        total[1] += len(agree)
+        print(f"| {name} | {len(runs)} | {v.mmi:.2f} → {v.icda:.2f} | {v.verdict} | "
+              f"{pct(np.mean([r['mmi'] for r in runs]))} | {pct(np.mean([r['loop'] for r in runs]))} | "
+              f"{pct(np.mean(reported))} | {pct(min(reported))} | "
+              f"{sum(x < r['mmi'] - 1e-9 for x, r in zip(reported, runs))} | "
+              f"{sum(r['loop'] < r['mmi'] - 1e-9 for r in runs)} | {sum(agree)}/{len(agree)} |")
+    print(f"\nall datasets: the verdict agrees with {args.split} precision in {total[0]} of {total[1]} runs")
+    print("\nEvery run's curve (precision per iteration, K: the loop's ICDA):")
+    for name, runs in data.items():
+        for r in runs:
+            print(f"- {name} {r['run']} (K={r['K']}): " + " → ".join(pct(p) for p in r["curve"]))
+    if args.lodo:
+        grid = [(g, a) for g in (0.0, 0.01, 0.03, 0.05, 0.1) for a in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)]
+        print("\nLeave one dataset out: the thresholds (gain, agreed) that agree best on the other datasets "
+              "(ties: the first of the grid), applied to the one left out")
+        print("| left out | thresholds | agreement on the others | agreement on it |")
+        print("|---|---|---|---|")
+        held = [0, 0]
+        for name in data:
+            score = lambda ga: sum(sum(judge(runs, *ga)[1]) for n, runs in data.items() if n != name)
+            best = max(grid, key=score)
+            others = sum(len(runs) for n, runs in data.items() if n != name)
+            mine = judge(data[name], *best)[1]
+            held[0] += sum(mine)
+            held[1] += len(mine)
+            print(f"| {name} | {best} | {score(best)}/{others} | {sum(mine)}/{len(mine)} |")
+        print(f"\nleft out in turn: {held[0]} of {held[1]} runs agree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Whether ICDA applied to a dataset, read from how far its independent runs agree on the
+rationales (``icda.verdict: run_agreement``; docs/judging-a-run.md; no ground truth read).
+
+The paper's premise (its Section 4, the rationale error α) is that the loop moves every run toward
+the one sentence that sets the label. Runs that start from different seeds and end on the same
+rationales have found something the data fixes; runs that end further apart than their MMI
+selectors started have each amplified their own first lean (docs/experiments/own-data.md: at 100
+own-style reviews some runs go to the sentence that sets the label and others to the shortcut).
+
+A run's selections are, per dev document in a fixed order, the sentence indices its chosen
+selector picks (``Predictions.positions``); two runs agree on a document when they pick the same
+set of sentences.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: the runs' ICDA selectors agree at least this much more than their MMI selectors: the loop
+#: "helped" (a fraction of dev documents; docs/experiments/own-data.md, the rule of the cross-run check)
+HELPED_GAIN = 0.03
+#: and on at least this fraction of the dev documents: below it the runs' rationales still differ
+#: on a quarter of the documents, and the loop is "did not apply"
+AGREED = 0.75
+
+Selections = Sequence[Sequence[int]]
+
+
+def agreement(a: Selections, b: Selections) -> float:
+    """The fraction of documents on which two selectors pick the same set of sentences.
+
+    Args:
+        a, b: per document (the same documents, in the same order), the selected sentence indices.
+
+    Returns:
+        a fraction in [0, 1].
+
+    Raises:
+        ValueError: the two hold different numbers of documents, or none.
+    """
+    if len(a) != len(b) or not a:
+        raise ValueError(f"agreement needs the same documents in both selections, got {len(a)} and {len(b)}")
+    return sum(set(x) == set(y) for x, y in zip(a, b)) / len(a)
+
+
+def mean_agreement(runs: Sequence[Selections]) -> float:
+    """The mean :func:`agreement` over every pair of runs (at least two). Raises ValueError with
+    fewer than two runs, or where :func:`agreement` does."""
+    if len(runs) < 2:
+        raise ValueError(f"agreement between runs needs at least two runs, got {len(runs)}")
+    pairs = list(itertools.combinations(runs, 2))
+    return sum(agreement(a, b) for a, b in pairs) / len(pairs)
+
+
+@dataclass(frozen=True)
+class RunAgreement:
+    """The verdict of a dataset's runs (:func:`run_agreement_verdict`)."""
+
+    #: one of :data:`icda.records.VERDICTS`
+    verdict: str
+    #: the mean agreement of the runs' MMI selectors and of their ICDA selectors (None: one run)
+    mmi: float | None
+    icda: float | None
+    #: why, in a line a researcher reads
+    reason: str
+
+    @property
+    def reports_icda(self) -> bool:
+        """Whether each run reports its ICDA iteration ("helped", "not measured"); else MMI."""
+        return self.verdict in ("helped", "not measured")
+
+
+def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections]) -> RunAgreement:
+    """Whether ICDA helped a dataset's runs, from how far they agree before and after the loop.
+
+    With A_0 the mean agreement of the runs' MMI selectors (iteration 0) and A_K that of their
+    ICDA selectors (each run's reported iteration K_r):
+
+    - ``"helped"``: A_K >= A_0 + :data:`HELPED_GAIN` and A_K >= :data:`AGREED`: the loop brought the
+      runs to the same rationales; each run reports its ICDA;
+    - ``"wrong way"``: A_K <= A_0 - :data:`HELPED_GAIN`: the runs' loops went apart, each
+      amplifying its own first lean; each run reports MMI;
+    - ``"did not apply"``: otherwise (the loop left the runs' agreement where MMI had it, or the
+      runs still differ on more than a quarter of the documents): each run reports MMI;
+    - ``"not measured"``: fewer than two runs; each run reports its ICDA.
+
+    Args:
+        mmi: per run, the MMI selector's selections on the dev documents.
+        icda: per run (the same runs, in the same order), its ICDA selector's selections.
+
+    Raises:
+        ValueError: ``mmi`` and ``icda`` hold different numbers of runs, or runs' selections
+            cover different numbers of documents.
+    """
+    if len(mmi) != len(icda):
+        raise ValueError(f"run agreement needs the same runs before and after the loop, got {len(mmi)} and {len(icda)}")
+    if len(mmi) < 2:
+        return RunAgreement("not measured", None, None,
+                            f"{len(mmi)} run: the runs' agreement needs at least two (config n_runs)")
+    a0, ak = mean_agreement(mmi), mean_agreement(icda)
+    compared = (f"the {len(mmi)} runs' ICDA rationales agree on {ak:.0%} of dev documents, "
+                f"their MMI rationales on {a0:.0%}")
+    if ak >= a0 + HELPED_GAIN - 1e-12 and ak >= AGREED:
+        return RunAgreement("helped", a0, ak, f"{compared}: the loop brought the runs to the same rationales")
+    if ak <= a0 - HELPED_GAIN + 1e-12:
+        return RunAgreement("wrong way", a0, ak, f"{compared}: each run's loop amplified its own first lean; "
+                                                 "MMI reported")
+    if ak < AGREED:
+        return RunAgreement("did not apply", a0, ak, f"{compared}: the runs still differ on more than a quarter "
+                                                     "of the documents; MMI reported")
+    return RunAgreement("did not apply", a0, ak, f"{compared}: the loop did not change how far the runs agree; "
+                                                 "MMI reported")
