@@ -36,6 +36,7 @@ COMMANDS = {
     "pools": "icda.steps.pools",
     "augment": "icda.steps.augment",
     "converge": "icda.steps.converge",
+    "verdict": "icda.steps.verdict",
     "finalize": "icda.steps.finalize",
     "predict": "icda.steps.predict",
     "export_eraser": "icda.steps.eraser",

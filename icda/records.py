@@ -655,10 +655,10 @@ class Pools(Record):
 # --------------------------------------------------------------------------- converge
 
 
-#: a run's verdict (:func:`icda.model_selection.verdict`): the loop's counterfactuals flip labels
-#: more often than MMI's (its ICDA is reported); they flip few labels at any iteration, or as many
-#: as MMI's (MMI reported); they flip fewer than MMI's (MMI reported); no flip rate could be
-#: measured (fine-tuning mode; ICDA reported as the stop rule took it)
+#: a run's verdict (``icda.verdict``: :func:`icda.model_selection.verdict` or
+#: :func:`icda.run_agreement.run_agreement_verdict`): the loop helped (its ICDA is reported); it
+#: did not apply (MMI reported); it went the wrong way (MMI reported); nothing could be measured
+#: (fine-tuning mode, or a single run; ICDA reported as the stop rule took it)
 VERDICTS = ("helped", "did not apply", "wrong way", "not measured")
 
 
@@ -846,6 +846,43 @@ class RunSummary(Record):
         """The iteration taken as ICDA (:func:`icda_iteration`): ``final_iteration``, or the last
         one; None for a run with only iteration 0."""
         return icda_iteration(range(self.iterations), self.final_iteration)
+
+
+@dataclass(frozen=True)
+class DatasetVerdict(Record):
+    """``results/<dataset>/verdict.json`` (``icda.verdict: run_agreement``): whether ICDA helped
+    the dataset's runs, read from how far their rationales agree before and after the loop
+    (:func:`icda.run_agreement.run_agreement_verdict`; no ground truth), and per run (``runs``,
+    in order) the iteration its stop rule took (``loop_iterations``) and the one it reports
+    (``reported``: that one where the verdict is "helped" or "not measured", else 0, MMI)."""
+
+    WHAT: ClassVar[str] = "a dataset verdict"
+    COMMAND: ClassVar[str] = "verdict"
+    RANGES: ClassVar[dict] = {"mmi_agreement": (0, 1), "icda_agreement": (0, 1)}
+    dataset: str
+    verdict: str
+    reason: str
+    runs: list[int]
+    loop_iterations: list[int]
+    reported: list[int]
+    mmi_agreement: float | None = None  #: mean pairwise agreement of the runs' MMI selectors on dev
+    icda_agreement: float | None = None  #: the same of their ICDA selectors (None: one run)
+
+    def check(self) -> None:
+        _check_verdict(self.verdict)
+        if not self.runs or not len(self.runs) == len(self.loop_iterations) == len(self.reported):
+            raise ValueError(f"fields 'runs', 'loop_iterations' and 'reported' hold {len(self.runs)}, "
+                             f"{len(self.loop_iterations)} and {len(self.reported)} entries, not one per run")
+        for run, loop, reported in zip(self.runs, self.loop_iterations, self.reported):
+            if loop < 0 or reported not in (0, loop):
+                raise ValueError(f"run {run}: field 'reported' is {reported}, not 0 (MMI) or the stop rule's "
+                                 f"iteration {loop}")
+
+    def reported_iteration(self, run: int) -> int:
+        """The iteration ``run`` reports. Raises ValueError: the verdict holds no such run."""
+        if run not in self.runs:
+            raise ValueError(f"{self.dataset}: the verdict holds runs {self.runs}, not run {run}")
+        return self.reported[self.runs.index(run)]
 
 
 # --------------------------------------------------------------------------- ERASER scores

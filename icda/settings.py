@@ -235,7 +235,7 @@ CANDIDATE_CHOICES = ("loss", "agreement")
 FINAL_SELECTORS = ("chosen", "candidates", "ensemble")
 POOL_SOURCES = ("chosen", "vote")
 #: ``icda.verdict``: how a run judges whether ICDA applied (:func:`icda.model_selection.verdict`)
-VERDICT_RULES = ("label_flip", "none")
+VERDICT_RULES = ("run_agreement", "label_flip", "none")
 #: ``icda.pool_confidence``: whose class probabilities pick the pools' documents (:func:`icda.steps.pools.make_pools`)
 POOL_CONFIDENCES = ("chosen", "mean")
 #: ``icda.patience_on``: the signal ``icda.stop_patience`` watches (lower is better)
@@ -278,7 +278,11 @@ class IcdaSettings:
     candidates read as one (:class:`icda.model.SelectorEnsemble`;
     docs/experiments/iteration-candidates.md); or ``"ensemble"``, those of iterations
     max(1, k − 2) … k (departure 28); the loop itself (pools, ΔA, the stop rule) follows the chosen candidate either way.
-    ``verdict``: ``"label_flip"`` (an option), each run says whether ICDA helped, did not apply or
+    ``verdict``: ``"run_agreement"``, the dataset's runs say together whether ICDA helped, did not
+    apply or went the wrong way, from how far their MMI and ICDA rationales agree on dev
+    (:mod:`icda.run_agreement`, the ``verdict`` job after every run has stopped), and each run
+    reports MMI where it did not help (docs/experiments/own-data.md, "Runs that agree");
+    ``"label_flip"`` (an option), each run says whether ICDA helped, did not apply or
     went the wrong way, from its counterfactuals' dev flip rates (:mod:`icda.label_flip`), and
     reports MMI where it did not help (:func:`icda.model_selection.verdict`; right on own-style
     data where one sentence sets the label, wrong on restaurant and connect:

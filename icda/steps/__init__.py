@@ -12,6 +12,8 @@ does, its options and what it reads and writes. :mod:`icda.cli` only lists the m
 * :mod:`icda.steps.pools` — ``pools``: pools.json.
 * :mod:`icda.steps.augment` — ``augment``: the augmented train and dev sets.
 * :mod:`icda.steps.converge` — ``converge``: converge.json.
+* :mod:`icda.steps.verdict` — ``verdict``: a dataset's verdict.json across its runs
+  (``icda.verdict: run_agreement``).
 * :mod:`icda.steps.finalize` — ``finalize``: the dataset's ICDA output.
 * :mod:`icda.steps.predict` — ``predict``: predictions on new documents; ``finalize``'s model
   export.

@@ -3,11 +3,12 @@ summary.json."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 from icda.io import write_json
-from icda.records import Choice, Decision, Evaluation, RunSummary
+from icda.records import Choice, DatasetVerdict, Decision, Evaluation, RunSummary
 
 
 def _log(path: str, text: str) -> None:
@@ -22,10 +23,12 @@ def write_params(value: Any, out: str, log: str) -> None:
 
 
 def write_run_summary(dataset: str, run: int, choices: list[str], decisions: list[str], evaluations: list[str],
-                      out: str, log: str) -> dict:
+                      out: str, log: str, verdict: str | None = None) -> dict:
     """One run's iteration record (:class:`icda.records.RunSummary`): per iteration the candidate
     chosen and why it won (``choice.json``), the stop decision, the test precision (overall and
-    per gold class), and the iteration taken as ICDA (the last decision's ``final_iteration``)."""
+    per gold class), and the iteration taken as ICDA: the last decision's ``final_iteration``
+    and verdict, or, given the dataset's ``verdict`` (verdict.json, ``icda.verdict:
+    run_agreement``), the iteration and verdict it gives the run."""
     iterations = []
     for k, (choice, decision, evaluation) in enumerate(zip(choices, decisions, evaluations)):
         c, d, e = Choice.read(choice), Decision.read(decision), Evaluation.read(evaluation)
@@ -34,6 +37,14 @@ def write_run_summary(dataset: str, run: int, choices: list[str], decisions: lis
                            "chosen": c.chosen.name, "warm_start": c.chosen.warm_start,
                            "chosen_because": c.reason, "reason": d.reason})
     last = Decision.read(decisions[-1])
+    if verdict is not None:
+        judged = DatasetVerdict.read(verdict)
+        reported = judged.reported_iteration(int(run))
+        moved = reported != judged.loop_iterations[judged.runs.index(int(run))]
+        last = dataclasses.replace(
+            last, verdict=judged.verdict, verdict_reason=judged.reason, final_iteration=reported,
+            final_reason=f"MMI, as the dataset's verdict says (ICDA {judged.verdict}: verdict.json)" if moved
+            else last.final_reason)
     summary = RunSummary(dataset=dataset, run=int(run), iterations=len(iterations), converged=last.converged,
                          reason=last.reason, per_iteration=iterations, final_iteration=last.final_iteration,
                          final_reason=last.final_reason, blocked=last.blocked, verdict=last.verdict,

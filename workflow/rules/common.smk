@@ -3,7 +3,7 @@ import os
 import shlex
 
 from icda.workflow_config import availability, dataset_inputs, outputs, plan, run_settings
-from icda.records import Decision, icda_iteration as taken_as_icda
+from icda.records import DatasetVerdict, Decision, icda_iteration as taken_as_icda
 
 # Without network, public datasets whose files would be downloaded are left out (and listed at
 # the end and in summary.md): the main process probes once, its jobs read its answer. The
@@ -86,7 +86,7 @@ def last_iteration(dataset, run):
     raise ValueError(f"{dataset} run {run}: no stop decision within max_iters={bound}")
 
 
-def icda_iteration(dataset, run):
+def loop_iteration(dataset, run):
     """The iteration a run's stop rule took as ICDA (its last decision's final_iteration, by
     ``icda.records.icda_iteration``, the rule every reader follows)."""
     last = last_iteration(dataset, run)
@@ -94,12 +94,38 @@ def icda_iteration(dataset, run):
     return taken_as_icda(range(last + 1), taken)
 
 
+def judged_across_runs(dataset):
+    """Whether the dataset's runs are judged together (``icda.verdict: run_agreement``)."""
+    return run_settings.dataset_settings(config, dataset)["icda"].get("verdict") == "run_agreement"
+
+
+def icda_iteration(dataset, run):
+    """The iteration a run reports as ICDA: the stop rule's (:func:`loop_iteration`) or, under
+    ``icda.verdict: run_agreement``, the one the dataset's verdict.json gives it (MMI where the
+    loop did not help; walks the verdict checkpoint, which waits for every run)."""
+    if not judged_across_runs(dataset):
+        return loop_iteration(dataset, run)
+    verdict = DatasetVerdict.read(checkpoints.verdict.get(dataset=dataset).output[0])
+    return verdict.reported_iteration(int(run))
+
+
+def get_verdict_inputs(wildcards):
+    """Rule verdict: per run, in run order, iteration 0's choice.json and that of the iteration
+    its stop rule took (walks every run's checkpoints)."""
+    dataset = wildcards.dataset
+    return {
+        "mmi": [f"{ITER}/choice.json".format(dataset=dataset, run=run, k=0) for run in RUNS],
+        "icda": [f"{ITER}/choice.json".format(dataset=dataset, run=run, k=loop_iteration(dataset, run))
+                 for run in RUNS],
+    }
+
+
 def has_augmented_dataset(dataset, run):
     """Whether the run's ICDA iteration built counterfactuals (not so where MMI's pools were
     blocked: the run stopped at iteration 0 with no augmented dataset)."""
     last = last_iteration(dataset, run)
     decision = Decision.read(checkpoints.converge.get(dataset=dataset, run=run, k=last).output[0])
-    return not (decision.blocked and taken_as_icda(range(last + 1), decision.final_iteration) == last)
+    return not (decision.blocked and icda_iteration(dataset, run) == last)
 
 
 def iteration_files(dataset, run, name):
@@ -111,11 +137,14 @@ def iteration_files(dataset, run, name):
 def get_run_outputs(wildcards):
     """Every iteration's candidate choice, stop decision and evaluation of one run (walks its
     checkpoints)."""
-    return {
+    outputs = {
         "choices": iteration_files(wildcards.dataset, wildcards.run, "choice.json"),
         "decisions": iteration_files(wildcards.dataset, wildcards.run, "converge.json"),
         "evaluations": iteration_files(wildcards.dataset, wildcards.run, "eval.json"),
     }
+    if judged_across_runs(wildcards.dataset):  # the dataset's verdict decides the iteration it reports
+        outputs["verdict"] = f"{DATASET}/verdict.json".format(dataset=wildcards.dataset)
+    return outputs
 
 
 def run_summaries():

@@ -19,6 +19,25 @@ checkpoint converge:
         " --out {output:q} > {log:q} 2>&1"
 
 
+checkpoint verdict:
+    """icda.verdict: run_agreement: once every run of the dataset has stopped, whether the loop
+    helped them, from how far their MMI and ICDA rationales agree; it decides the iteration each
+    run reports (icda_iteration in common.smk)."""
+    input:
+        unpack(get_verdict_inputs),
+    output:
+        f"{DATASET}/verdict.json",
+    params:
+        runs=" ".join(map(str, RUNS)),
+    log:
+        "results/logs/{dataset}/verdict.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m icda verdict --dataset {wildcards.dataset} --runs {params.runs} --mmi {input.mmi:q}"
+        " --icda {input.icda:q} --out {output:q} > {log:q} 2>&1"
+
+
 rule run_summary:
     input:
         unpack(get_run_outputs),
@@ -29,5 +48,6 @@ rule run_summary:
     localrule: True
     run:
         outputs.write_run_summary(
-            wildcards.dataset, wildcards.run, input.choices, input.decisions, input.evaluations, output[0], log[0]
+            wildcards.dataset, wildcards.run, input.choices, input.decisions, input.evaluations, output[0], log[0],
+            input.get("verdict"),
         )

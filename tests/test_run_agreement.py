@@ -1,0 +1,231 @@
+"""The run-agreement verdict (icda.verdict: run_agreement): how far a dataset's runs agree before
+and after the loop, its known answers and invariants, its record, the verdict step, and the run
+summaries that follow it."""
+
+import json
+
+import pytest
+from hypothesis import given, strategies as st
+
+from icda.errors import ConfigError, DataError
+from icda.records import CandidateScore, Choice, DatasetVerdict, Decision, Predictions, RunSummary
+from icda.run_agreement import AGREED, HELPED_GAIN, agreement, mean_agreement, run_agreement_verdict
+from icda.steps.verdict import verdict as verdict_step
+from icda.workflow_config.outputs import write_run_summary
+
+
+def _same(n, value=0):
+    return [[value]] * n
+
+
+# --------------------------------------------------------------------------- known answers
+
+def test_agreement_counts_documents_with_the_same_sentence_set():
+    assert agreement([[0], [1], [2], [3]], [[0], [2], [2], [1]]) == 0.5
+    assert agreement([[0, 3]], [[3, 0]]) == 1.0  # a set, not a list
+    assert mean_agreement([[[0], [1]], [[0], [0]], [[1], [1]]]) == pytest.approx((0.5 + 0.0 + 0.5) / 3)
+
+
+def test_runs_that_come_together_helped_and_report_their_icda():
+    mmi = [[[0]] * 6 + [[1]] * 4, [[1]] * 10]  # agree on 4 of 10
+    icda = [[[1]] * 10, [[1]] * 9 + [[0]]]  # agree on 9 of 10
+    v = run_agreement_verdict(mmi, icda)
+    assert (v.verdict, v.mmi, v.icda, v.reports_icda) == ("helped", 0.4, 0.9, True)
+    assert "agree on 90% of dev documents, their MMI rationales on 40%" in v.reason
+
+
+def test_runs_that_go_apart_went_the_wrong_way_and_report_mmi():
+    # own-style data at 100 reviews: one run's loop goes to the food sentence, the other's to parking
+    v = run_agreement_verdict([_same(10, 0), [[0]] * 8 + [[1]] * 2], [_same(10, 0), _same(10, 1)])
+    assert (v.verdict, v.reports_icda) == ("wrong way", False)
+    assert "MMI reported" in v.reason
+
+
+def test_runs_that_stay_where_mmi_had_them_did_not_apply():
+    v = run_agreement_verdict([_same(4), _same(4)], [_same(4), _same(4)])
+    assert (v.verdict, v.mmi, v.icda, v.reports_icda) == ("did not apply", 1.0, 1.0, False)
+    assert "did not change how far the runs agree" in v.reason
+
+
+def test_runs_that_come_closer_but_still_differ_on_a_quarter_did_not_apply():
+    # movies: the runs agree more after the loop (47 % → 61 %) but still differ on 39 % of reviews
+    a = [[0]] * 100
+    b = [[0]] * 47 + [[1]] * 53
+    c = [[0]] * 61 + [[1]] * 39
+    v = run_agreement_verdict([a, b], [a, c])
+    assert (v.verdict, v.reports_icda) == ("did not apply", False)
+    assert "differ on more than a quarter" in v.reason
+
+
+def test_one_run_is_not_measured_and_reports_its_icda():
+    v = run_agreement_verdict([_same(3)], [_same(3, 1)])
+    assert (v.verdict, v.mmi, v.icda, v.reports_icda) == ("not measured", None, None, True)
+
+
+@pytest.mark.parametrize("a0, ak, expected", [
+    (80, 80 + round(100 * HELPED_GAIN), "helped"),  # the gain is inclusive
+    (80, 80 + round(100 * HELPED_GAIN) - 1, "did not apply"),
+    (80, 80 - round(100 * HELPED_GAIN), "wrong way"),  # so is the fall
+    (80, 80 - round(100 * HELPED_GAIN) + 1, "did not apply"),
+    (round(100 * AGREED) - 10, round(100 * AGREED), "helped"),  # and the floor
+    (round(100 * AGREED) - 10, round(100 * AGREED) - 1, "did not apply"),
+])
+def test_the_thresholds_known_answers(a0, ak, expected):
+    agreeing = lambda k: [[0]] * k + [[1]] * (100 - k)  # agrees with all-0 on k of 100 documents
+    assert run_agreement_verdict([agreeing(100), agreeing(a0)], [agreeing(100), agreeing(ak)]).verdict == expected
+
+
+@pytest.mark.parametrize("mmi, icda, match", [
+    ([_same(3), _same(3)], [_same(3)], "same runs"),
+    ([_same(3), _same(2)], [_same(3), _same(3)], "same documents"),
+])
+def test_mismatched_runs_or_documents_are_refused(mmi, icda, match):
+    with pytest.raises(ValueError, match=match):
+        run_agreement_verdict(mmi, icda)
+
+
+def test_agreement_between_runs_needs_two():
+    with pytest.raises(ValueError, match="at least two runs"):
+        mean_agreement([_same(3)])
+
+
+# --------------------------------------------------------------------------- invariants
+
+selections = st.integers(1, 12).flatmap(lambda n: st.lists(
+    st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=2), min_size=n, max_size=n), min_size=2, max_size=5))
+
+
+@given(selections)
+def test_agreement_is_a_symmetric_fraction_and_one_with_itself(runs):
+    a, b = runs[0], runs[1]
+    assert 0.0 <= agreement(a, b) == agreement(b, a) <= 1.0
+    assert agreement(a, a) == 1.0
+
+
+@given(selections, st.data())
+def test_the_verdict_is_the_dataset_s_whatever_the_order_of_its_runs(mmi, data):
+    icda = data.draw(st.lists(st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=2),
+                                       min_size=len(mmi[0]), max_size=len(mmi[0])),
+                              min_size=len(mmi), max_size=len(mmi)))
+    order = data.draw(st.permutations(range(len(mmi))))
+    v = run_agreement_verdict(mmi, icda)
+    w = run_agreement_verdict([mmi[i] for i in order], [icda[i] for i in order])
+    assert (v.verdict, v.reports_icda) == (w.verdict, w.reports_icda)
+    assert v.mmi == pytest.approx(w.mmi) and v.icda == pytest.approx(w.icda)
+    # "helped" needs the runs to agree more after the loop, and on at least AGREED of the documents
+    assert v.verdict != "helped" or (v.icda >= v.mmi and v.icda >= AGREED)
+    assert v.reports_icda == (v.verdict == "helped")
+
+
+# --------------------------------------------------------------------------- the record
+
+def _verdict(**fields):
+    return DatasetVerdict(**({"dataset": "reviews", "verdict": "wrong way", "reason": "r", "runs": [1, 2],
+                              "loop_iterations": [3, 1], "reported": [0, 0]} | fields))
+
+
+def test_a_dataset_verdict_round_trips_and_gives_each_run_its_iteration(tmp_path):
+    _verdict(mmi_agreement=0.7, icda_agreement=0.4).write(tmp_path / "verdict.json")
+    read = DatasetVerdict.read(tmp_path / "verdict.json")
+    assert read == _verdict(mmi_agreement=0.7, icda_agreement=0.4)
+    assert read.reported_iteration(2) == 0
+    with pytest.raises(ValueError, match="not run 3"):
+        read.reported_iteration(3)
+
+
+@pytest.mark.parametrize("fields, match", [
+    ({"reported": [0, 2]}, "run 2: field 'reported' is 2"),
+    ({"reported": [0]}, "not one per run"),
+    ({"verdict": "great"}, "field 'verdict'"),
+    ({"icda_agreement": 1.5}, "field 'icda_agreement'"),
+])
+def test_a_dataset_verdict_that_contradicts_itself_is_refused_naming_the_field(tmp_path, fields, match):
+    (tmp_path / "verdict.json").write_text(json.dumps(_verdict().to_json() | fields))
+    with pytest.raises(DataError, match=match):
+        DatasetVerdict.read(tmp_path / "verdict.json")
+
+
+# --------------------------------------------------------------------------- the step and the run summaries
+
+def _choice_file(folder, k, positions):
+    """An iteration's choice.json whose chosen candidate selected ``positions`` on dev."""
+    cand = folder / f"iter{k}" / "seed1"
+    cand.mkdir(parents=True)
+    split = {"prob_positive": [0.5] * len(positions), "positions": positions}
+    Predictions.from_json({"train": split, "dev": split}).write(cand / "predictions.json")
+    chosen = CandidateScore(name="seed1", candidate_dir=str(cand), warm_start=False, seed=1, dev_loss=0.5,
+                            original_dev_loss=0.5, dev_accuracy=0.9, degenerate=False, best_epoch=1,
+                            delta_A=None, score=0.5)
+    path = folder / f"iter{k}" / "choice.json"
+    Choice(iteration=k, candidate_loss="original_dev", previous_delta_A=None, chosen=chosen).write(path)
+    return path
+
+
+def test_the_verdict_step_reports_mmi_for_runs_that_went_apart(tmp_path):
+    mmi = [_choice_file(tmp_path / "run1", 0, [[0]] * 4), _choice_file(tmp_path / "run2", 0, [[0]] * 3 + [[1]])]
+    icda = [_choice_file(tmp_path / "run1", 2, [[0]] * 4), _choice_file(tmp_path / "run2", 1, [[1]] * 4)]
+    record = verdict_step("reviews", [1, 2], mmi, icda, tmp_path / "verdict.json")
+    assert DatasetVerdict.read(tmp_path / "verdict.json") == record
+    assert (record.verdict, record.loop_iterations, record.reported) == ("wrong way", [2, 1], [0, 0])
+    assert (record.mmi_agreement, record.icda_agreement) == (0.75, 0.0)
+
+
+def test_the_verdict_step_refuses_an_mmi_choice_of_another_iteration(tmp_path):
+    late = _choice_file(tmp_path / "run1", 1, [[0]])
+    with pytest.raises(ConfigError, match="iteration 1, not MMI's"):
+        verdict_step("reviews", [1, 2], [late, late], [late, late], tmp_path / "verdict.json")
+    with pytest.raises(ConfigError, match="one of each per run"):
+        verdict_step("reviews", [1], [late, late], [late, late], tmp_path / "verdict.json")
+
+
+def test_a_run_summary_reports_the_iteration_the_dataset_verdict_gives_it(tmp_path):
+    choices, decisions, evals = [], [], []
+    for k in range(3):
+        choices.append(_choice_file(tmp_path, k, [[0]]))
+        decisions.append(tmp_path / f"iter{k}" / "converge.json")
+        Decision(iteration=k, stop=k == 2, converged=False, reason=f"reason {k}",
+                 final_iteration=2 if k == 2 else None, final_reason="the last" if k == 2 else None).write(decisions[-1])
+        evals.append(tmp_path / f"iter{k}" / "eval.json")
+        evals[-1].write_text(json.dumps({"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.9}))
+    log = tmp_path / "summary.log"
+    for judged, expected in ((_verdict(runs=[1], loop_iterations=[2], reported=[0]), 0),
+                             (_verdict(runs=[1], loop_iterations=[2], reported=[2], verdict="helped"), 2)):
+        judged.write(tmp_path / "verdict.json")
+        write_run_summary("reviews", 1, choices, decisions, evals, tmp_path / "summary.json", log,
+                          tmp_path / "verdict.json")
+        summary = RunSummary.read(tmp_path / "summary.json")
+        assert (summary.icda_iteration, summary.verdict, summary.verdict_reason) == (expected, judged.verdict, "r")
+        assert ("dataset's verdict" in summary.final_reason) == (expected == 0)
+    _verdict(runs=[2], loop_iterations=[2], reported=[0]).write(tmp_path / "verdict.json")
+    with pytest.raises(ValueError, match="not run 1"):
+        write_run_summary("reviews", 1, choices, decisions, evals, tmp_path / "summary.json", log,
+                          tmp_path / "verdict.json")
+
+
+# --------------------------------------------------------------------------- the workflow
+
+@pytest.mark.slow  # two tiny runs of two iterations (about 2 min on 2 cores)
+def test_a_workflow_judged_across_runs_reports_what_its_verdict_says(tmp_path):
+    """icda.verdict: run_agreement: once both runs stop, verdict.json decides the iteration each
+    run's summary, the tables' notes and the ICDA rows report; a second invocation has nothing
+    to do."""
+    from test_workflow import REPO, snakemake
+
+    extra = tmp_path / "extra.yaml"
+    extra.write_text("n_runs: 2\nruns: [[42, 43], [44, 45]]\n"
+                     "icda: {max_iters: 2, warm_start: true, verdict: run_agreement}\n")
+    args = ["--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+            "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workflow.yaml"),
+            str(extra), "--config", f"data_dir={tmp_path / 'data'}"]
+    snakemake(*args)
+    results = tmp_path / "results"
+    judged = DatasetVerdict.read(results / "synthetic/verdict.json")
+    assert judged.runs == [1, 2] and judged.mmi_agreement is not None and judged.icda_agreement is not None
+    notes = (results / "tables/summary.md").read_text()
+    for run, reported in zip(judged.runs, judged.reported):
+        summary = RunSummary.read(results / f"synthetic/run{run}/summary.json")
+        assert (summary.verdict, summary.verdict_reason) == (judged.verdict, judged.reason)
+        assert summary.icda_iteration == reported
+        assert f"synthetic run {run}: ICDA " in notes and judged.reason in notes
+    again = snakemake(*args, "--dry-run")
+    assert "Nothing to be done" in again.stdout + again.stderr
