@@ -69,12 +69,7 @@ def dataset_runs(results: Path, dataset: str, split: str) -> list[dict]:
 
 def judge(runs: list[dict], gain: float, agreed: float) -> tuple[run_agreement.RunAgreement, list[bool]]:
     """The verdict under thresholds (gain, agreed) and, per run, whether it agrees with precision."""
-    old = run_agreement.HELPED_GAIN, run_agreement.AGREED
-    run_agreement.HELPED_GAIN, run_agreement.AGREED = gain, agreed
-    try:
-        v = run_agreement.run_agreement_verdict([r["mmi_sel"] for r in runs], [r["icda_sel"] for r in runs])
-    finally:
-        run_agreement.HELPED_GAIN, run_agreement.AGREED = old
+    v = run_agreement.run_agreement_verdict([r["mmi_sel"] for r in runs], [r["icda_sel"] for r in runs], gain, agreed)
     helped = v.verdict == "helped"
     return v, [helped == (r["loop"] >= r["mmi"] + 0.02 - 1e-9) for r in runs]
 

@@ -72,15 +72,16 @@ class RunAgreement:
         return self.verdict in ("helped", "not measured")
 
 
-def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections]) -> RunAgreement:
+def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections], gain: float = HELPED_GAIN,
+                          agreed: float = AGREED) -> RunAgreement:
     """Whether ICDA helped a dataset's runs, from how far they agree before and after the loop.
 
     With A_0 the mean agreement of the runs' MMI selectors (iteration 0) and A_K that of their
     ICDA selectors (each run's reported iteration K_r):
 
-    - ``"helped"``: A_K >= A_0 + :data:`HELPED_GAIN` and A_K >= :data:`AGREED`: the loop brought the
-      runs to the same rationales; each run reports its ICDA;
-    - ``"wrong way"``: A_K <= A_0 - :data:`HELPED_GAIN`: the runs' loops went apart, each
+    - ``"helped"``: A_K >= A_0 + ``gain`` and A_K >= ``agreed``: the loop brought the runs to the
+      same rationales; each run reports its ICDA;
+    - ``"wrong way"``: A_K <= A_0 - ``gain``: the runs' loops went apart, each
       amplifying its own first lean; each run reports MMI;
     - ``"did not apply"``: otherwise (the loop left the runs' agreement where MMI had it, or the
       runs still differ on more than a quarter of the documents): each run reports MMI;
@@ -89,6 +90,8 @@ def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections])
     Args:
         mmi: per run, the MMI selector's selections on the dev documents.
         icda: per run (the same runs, in the same order), its ICDA selector's selections.
+        gain, agreed: the thresholds (fractions of dev documents; defaults :data:`HELPED_GAIN`,
+            :data:`AGREED`, the rule's; other values only for replays that test the rule).
 
     Raises:
         ValueError: ``mmi`` and ``icda`` hold different numbers of runs, or runs' selections
@@ -102,12 +105,12 @@ def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections])
     a0, ak = mean_agreement(mmi), mean_agreement(icda)
     compared = (f"the {len(mmi)} runs' ICDA rationales agree on {ak:.0%} of dev documents, "
                 f"their MMI rationales on {a0:.0%}")
-    if ak >= a0 + HELPED_GAIN - 1e-12 and ak >= AGREED:
+    if ak >= a0 + gain - 1e-12 and ak >= agreed:
         return RunAgreement("helped", a0, ak, f"{compared}: the loop brought the runs to the same rationales")
-    if ak <= a0 - HELPED_GAIN + 1e-12:
+    if ak <= a0 - gain + 1e-12:
         return RunAgreement("wrong way", a0, ak, f"{compared}: each run's loop amplified its own first lean; "
                                                  "MMI reported")
-    if ak < AGREED:
+    if ak < agreed:
         return RunAgreement("did not apply", a0, ak, f"{compared}: the runs still differ on more than a quarter "
                                                      "of the documents; MMI reported")
     return RunAgreement("did not apply", a0, ak, f"{compared}: the loop did not change how far the runs agree; "

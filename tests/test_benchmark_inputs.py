@@ -220,9 +220,10 @@ def test_final_selector_refuses_a_runs_csv_file_before_the_replay(tmp_path, caps
     assert "robustness.py folders or" not in help_text and "not the robustness.py --out folder itself" in help_text
 
 
-def test_label_flip_replay_refuses_a_folder_that_holds_no_run(tmp_path, capsys):
+@pytest.mark.parametrize("name", ["label_flip_replay", "run_agreement_replay"])
+def test_a_replay_refuses_a_folder_that_holds_no_run(tmp_path, capsys, name):
     """A folder with no <dataset>/settings.json is one line on stderr and exit 1, no empty table."""
-    replay = _load("label_flip_replay")
+    replay = _load(name)
     assert replay.main([str(tmp_path)]) == 1
     out, err = capsys.readouterr()
     assert out == "" and "no dataset (no <dataset>/settings.json)" in err
