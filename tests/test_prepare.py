@@ -91,7 +91,7 @@ def test_a_small_training_split_is_warned_with_the_measured_size(tmp_path, caplo
     with caplog.at_level(logging.WARNING):
         stats = prepare_dataset("toy", TOY, tmp_path / "data", tmp_path / "out")
     assert stats["small_data"].startswith("toy: 20 training documents, fewer than 300")
-    assert "8 of 12 runs" in caplog.text and "judging-a-run" in caplog.text
+    assert "15 of 24 runs" in caplog.text and "judging-a-run" in caplog.text and "run_agreement" in caplog.text
     assert small_data_warning("toy", SMALL_TRAIN) is None
 
 
