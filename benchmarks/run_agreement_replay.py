@@ -74,6 +74,11 @@ def judge(runs: list[dict], gain: float, agreed: float) -> tuple[run_agreement.R
     return v, [helped == (r["loop"] >= r["mmi"] + 0.02 - 1e-9) for r in runs]
 
 
+def _same_runs(seen: list[dict], runs: list[dict]) -> bool:
+    """Whether every run of ``runs`` is one of ``seen`` (the same selections before and after the loop)."""
+    return all(any((r["mmi_sel"], r["icda_sel"]) == (s["mmi_sel"], s["icda_sel"]) for s in seen) for r in runs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_input(parser, "results", kind="tree", nargs="+", help="a robustness run's <path>/results folder")
@@ -95,8 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         os.chdir(results.parent)  # candidate folders are named from the workflow's folder
         for dataset in sorted(p.parent.name for p in results.glob("*/settings.json")):
             runs = [r for r in dataset_runs(results, dataset, args.split) if r["mmi"] is not None]
-            if len(runs) >= 2 and dataset not in data:  # a dataset in several folders: the first one's runs
-                data[dataset] = runs
+            if len(runs) < 2 or any(name.split(" ")[0] == dataset and _same_runs(seen, runs)
+                                    for name, seen in data.items()):
+                continue  # runs already read from another folder (the same seeds at the same commit) count once
+            data[dataset if dataset not in data else f"{dataset} ({results.parent.parent.name})"] = runs
     pct = lambda x: "–" if x is None else f"{100 * x:.1f}"
     print(f"{args.split} precision (%); agreement: helped ⇔ the loop's ICDA ≥ MMI + 2")
     print("| dataset | runs | A_0 → A_K | verdict | MMI | loop's ICDA | reported | lowest reported | reported < MMI | "
