@@ -26,7 +26,7 @@ from icda.guard import add_input, parse_arguments
 from icda.layout import CHOICE_FILE, EVAL_FILE
 from icda.loading import load_settings, open_workspace
 from icda.metrics import rationale_metrics
-from icda.records import Choice, Decision, Evaluation
+from icda.records import Choice, Decision, Evaluation, icda_iteration
 
 
 def dataset_runs(results: Path, dataset: str, split: str) -> list[dict]:
@@ -49,7 +49,7 @@ def dataset_runs(results: Path, dataset: str, split: str) -> list[dict]:
             continue  # an unfinished run is left out
         # the loop's ICDA: the stop rule's; a run whose stop decision carries a verdict
         # (icda.verdict: label_flip) took its last iteration, or the one before a blocked one
-        final = (decision.final_iteration if decision.verdict is None
+        final = (icda_iteration(range(len(its)), decision.final_iteration) or 0 if decision.verdict is None
                  else len(its) - 1 - (1 if decision.blocked and len(its) > 1 else 0))
 
         def precision(it: Path) -> float | None:

@@ -1,8 +1,9 @@
 """Whether ICDA applied to a dataset, read from how far its independent runs agree on the
 rationales (``icda.verdict: run_agreement``; docs/judging-a-run.md; no ground truth read).
 
-The paper's premise (its Section 4, the rationale error α) is that the loop moves every run toward
-the one sentence that sets the label. Runs that start from different seeds and end on the same
+The paper's premise (Method, "Iterative Counterfactual Data Augmentation": the rationale error
+α^{k+1} = ψ(α^k) falls from iteration to iteration) is that the loop moves every run toward the
+one sentence that sets the label. Runs that start from different seeds and end on the same
 rationales have found something the data fixes; runs that end further apart than their MMI
 selectors started have each amplified their own first lean (docs/experiments/own-data.md: at 100
 own-style reviews some runs go to the sentence that sets the label and others to the shortcut).
@@ -77,14 +78,14 @@ def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections],
     """Whether ICDA helped a dataset's runs, from how far they agree before and after the loop.
 
     With A_0 the mean agreement of the runs' MMI selectors (iteration 0) and A_K that of their
-    ICDA selectors (each run's reported iteration K_r):
+    ICDA selectors (each run's iteration K_r, the one its stop rule took):
 
     - ``"helped"``: A_K >= A_0 + ``gain`` and A_K >= ``agreed``: the loop brought the runs to the
       same rationales; each run reports its ICDA;
     - ``"wrong way"``: A_K <= A_0 - ``gain``: the runs' loops went apart, each
       amplifying its own first lean; each run reports MMI;
     - ``"did not apply"``: otherwise (the loop left the runs' agreement where MMI had it, or the
-      runs still differ on more than a quarter of the documents): each run reports MMI;
+      runs still differ on more than 1 − ``agreed`` of the documents): each run reports MMI;
     - ``"not measured"``: fewer than two runs; each run reports its ICDA.
 
     Args:
@@ -111,7 +112,7 @@ def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections],
         return RunAgreement("wrong way", a0, ak, f"{compared}: each run's loop amplified its own first lean; "
                                                  "MMI reported")
     if ak < agreed:
-        return RunAgreement("did not apply", a0, ak, f"{compared}: the runs still differ on more than a quarter "
-                                                     "of the documents; MMI reported")
+        return RunAgreement("did not apply", a0, ak, f"{compared}: the runs still differ on more than "
+                                                     f"{1 - agreed:.0%} of the documents; MMI reported")
     return RunAgreement("did not apply", a0, ak, f"{compared}: the loop did not change how far the runs agree; "
                                                  "MMI reported")

@@ -54,7 +54,7 @@ def test_runs_that_come_closer_but_still_differ_on_a_quarter_did_not_apply():
     c = [[0]] * 61 + [[1]] * 39
     v = run_agreement_verdict([a, b], [a, c])
     assert (v.verdict, v.reports_icda) == ("did not apply", False)
-    assert "differ on more than a quarter" in v.reason
+    assert "differ on more than 25% of the documents" in v.reason
 
 
 def test_one_run_is_not_measured_and_reports_its_icda():
