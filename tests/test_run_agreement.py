@@ -207,8 +207,8 @@ def test_a_run_summary_reports_the_iteration_the_dataset_verdict_gives_it(tmp_pa
 @pytest.mark.slow  # two tiny runs of two iterations (about 2 min on 2 cores)
 def test_a_workflow_judged_across_runs_reports_what_its_verdict_says(tmp_path):
     """icda.verdict: run_agreement: once both runs stop, verdict.json decides the iteration each
-    run's summary, the tables' notes and the ICDA rows report; a second invocation has nothing
-    to do."""
+    run's summary, the tables' notes and the ICDA rows report, and the rationale viewer shows it;
+    a second invocation has nothing to do."""
     from test_workflow import REPO, snakemake
 
     extra = tmp_path / "extra.yaml"
@@ -227,5 +227,6 @@ def test_a_workflow_judged_across_runs_reports_what_its_verdict_says(tmp_path):
         assert (summary.verdict, summary.verdict_reason) == (judged.verdict, judged.reason)
         assert summary.icda_iteration == reported
         assert f"synthetic run {run}: ICDA " in notes and judged.reason in notes
+    assert judged.reason in (results / "synthetic/rationales.html").read_text(encoding="utf-8")  # the viewer says it too
     again = snakemake(*args, "--dry-run")
     assert "Nothing to be done" in again.stdout + again.stderr
