@@ -251,3 +251,27 @@ def test_loop_diagnostics_replays_a_selector_that_gets_a_class_wrong_as_no_pool(
     # the replay builds its pools as the run did, pool_min included
     floor = module._plan(preds, "good", ["good"], {**icda, "pool_fraction": 0.1, "pool_min": 3}, labels, vote=False)
     assert {c: len(refs) for c, refs in floor.pools.items()} == {0: 3, 1: 3}
+
+
+def test_counterfactual_evidence_counts_kept_old_label_evidence(tmp_path, capsys):
+    """A counterfactual whose source keeps an evidence sentence of its old label is counted as such;
+    a training split without annotations is one line on stderr and exit 1."""
+    from icda.data.document import Document, write_split
+    from icda.io import write_jsonl
+
+    module = _load("counterfactual_evidence")
+    dataset = tmp_path / "movies"
+    docs = [Document("a", 0, ("a0", "a1", "a2"), frozenset({0, 1})), Document("b", 1, ("b0", "b1"), frozenset({1}))]
+    write_split(docs, dataset / "data", "train")
+    cf = lambda src, swapped, donor: {"id": f"{src}-cf", "label": 1, "sentences": ["x"], "counterfactual": True,
+                                      "source": src, "swapped": swapped, "inserted_from": donor}
+    (dataset / "run1/iter0/augmented").mkdir(parents=True)
+    write_jsonl([docs[0].to_json() | {"counterfactual": False}, cf("a", [0], [["b", 1]]), cf("b", [1], [["a", 2]])],
+                dataset / "run1/iter0/augmented/train.jsonl")
+    assert module.main([str(dataset)]) == 0
+    row = capsys.readouterr().out.splitlines()[-1]
+    # a: swapped its evidence 0, kept evidence 1; b: swapped its only evidence sentence, got a non-evidence one
+    assert row == "| run1 | 0 | 2 | 100% | 50% | 50% | 1.5 |"
+    write_split([Document("a", 0, ("a0",), None)], dataset / "data", "train")
+    assert module.main([str(dataset)]) == 1
+    assert "without a rationale annotation" in capsys.readouterr().err
