@@ -27,6 +27,10 @@ def iteration_row(augmented: Path, evidence: dict[str, frozenset[int]]) -> dict:
     cfs = [r for r in records if r.get("counterfactual")]
     if not cfs:
         return {"counterfactuals": 0}
+    unknown = sorted(({r["source"] for r in cfs} | {d for r in cfs for d, _ in r["inserted_from"]}) - set(evidence))
+    if unknown:
+        raise SystemExit(f"counterfactual_evidence: {augmented}: documents {unknown[:3]} are not in the training "
+                         "split. Fix: give the dataset folder these runs were trained on")
     share = lambda hits: sum(hits) / len(cfs)
     return {
         "counterfactuals": len(cfs),
@@ -51,17 +55,22 @@ def main(argv: list[str] | None = None) -> int:
               "annotation. Fix: give a dataset whose training split is annotated (ERASER's movies)", file=sys.stderr)
         return 1
     evidence = {d.id: d.rationale for d in train}
+    rows = []
+    for run in sorted(args.dataset.glob("run*"), key=lambda p: int(p.name[3:])):
+        for it in sorted(run.glob("iter*"), key=lambda p: int(p.name[4:])):
+            if augmented_path(it, "train").exists():
+                r = iteration_row(augmented_path(it, "train"), evidence)
+                if r["counterfactuals"]:
+                    rows.append(f"| {run.name} | {it.name[4:]} | {r['counterfactuals']} | {r['swapped_out_evidence']:.0%} | "
+                                f"{r['inserted_evidence']:.0%} | {r['old_evidence_kept']:.0%} | {r['evidence_per_source']:.1f} |")
+    if not rows:
+        print(f"counterfactual_evidence: {args.dataset}: no run<r>/iter<k>/augmented/train.jsonl holds a "
+              "counterfactual. Fix: give a robustness run's <path>/results/<dataset> folder", file=sys.stderr)
+        return 1
     print("| run | iteration | counterfactuals | swapped-out sentence is evidence | inserted sentence is evidence | "
           "old label's evidence kept | evidence sentences a source |")
     print("|---|---|---|---|---|---|---|")
-    for run in sorted(args.dataset.glob("run*"), key=lambda p: int(p.name[3:])):
-        for it in sorted(run.glob("iter*"), key=lambda p: int(p.name[4:])):
-            if not augmented_path(it, "train").exists():
-                continue
-            r = iteration_row(augmented_path(it, "train"), evidence)
-            if r["counterfactuals"]:
-                print(f"| {run.name} | {it.name[4:]} | {r['counterfactuals']} | {r['swapped_out_evidence']:.0%} | "
-                      f"{r['inserted_evidence']:.0%} | {r['old_evidence_kept']:.0%} | {r['evidence_per_source']:.1f} |")
+    print("\n".join(rows))
     return 0
 
 

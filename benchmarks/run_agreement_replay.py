@@ -52,18 +52,15 @@ def dataset_runs(results: Path, dataset: str, split: str) -> list[dict]:
         final = (icda_iteration(range(len(its)), decision.final_iteration) or 0 if decision.verdict is None
                  else len(its) - 1 - (1 if decision.blocked and len(its) > 1 else 0))
 
-        def precision(it: Path) -> float | None:
-            if split == "test":
-                return Evaluation.read(it / EVAL_FILE).precision
-            if any(t is None for t in truth):
-                return None
-            positions = Choice.read(it / CHOICE_FILE).predictions().dev.positions
-            return rationale_metrics(positions, truth, dev.n_sentences.tolist())["precision"]
-
-        select = lambda it: [list(p) for p in Choice.read(it / CHOICE_FILE).predictions().dev.positions]
-        runs.append({"run": run.name, "K": final, "mmi_sel": select(its[0]), "icda_sel": select(its[final]),
-                     "mmi": precision(its[0]), "loop": precision(its[final]),
-                     "curve": [precision(it) for it in its]})
+        selections = [[list(p) for p in Choice.read(it / CHOICE_FILE).predictions().dev.positions] for it in its]
+        if split == "test":
+            curve = [Evaluation.read(it / EVAL_FILE).precision for it in its]
+        elif all(t is not None for t in truth):
+            curve = [rationale_metrics(sel, truth, dev.n_sentences.tolist())["precision"] for sel in selections]
+        else:
+            curve = [None] * len(its)
+        runs.append({"run": run.name, "K": final, "mmi_sel": selections[0], "icda_sel": selections[final],
+                     "mmi": curve[0], "loop": curve[final], "curve": curve})
     return runs
 
 
@@ -104,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
                                     for name, seen in data.items()):
                 continue  # runs already read from another folder (the same seeds at the same commit) count once
             data[dataset if dataset not in data else f"{dataset} ({results.parent.parent.name})"] = runs
+    if not data:
+        print("run_agreement_replay: no dataset with two finished runs and precision on --split "
+              f"{args.split}. Fix: give robustness folders whose runs have stopped", file=sys.stderr)
+        return 1
     pct = lambda x: "–" if x is None else f"{100 * x:.1f}"
     print(f"{args.split} precision (%); agreement: helped ⇔ the loop's ICDA ≥ MMI + 2")
     print("| dataset | runs | A_0 → A_K | verdict | MMI | CDA | loop's ICDA | reported | lowest reported | reported < MMI | "

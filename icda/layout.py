@@ -56,8 +56,6 @@ ERASER_SCORES_FILE = "eraser_scores.json"
 #: a run folder's summary, and its COMP baseline's folder
 RUN_SUMMARY_FILE = "summary.json"
 COMP_DIR = "comp"
-#: a dataset folder's verdict across its runs (``icda.verdict: run_agreement``)
-VERDICT_FILE = "verdict.json"
 
 
 def split_path(data_dir: str | Path, split: str) -> Path:

@@ -660,6 +660,8 @@ class Pools(Record):
 #: did not apply (MMI reported); it went the wrong way (MMI reported); nothing could be measured
 #: (fine-tuning mode, or a single run; ICDA reported as the stop rule took it)
 VERDICTS = ("helped", "did not apply", "wrong way", "not measured")
+#: the verdicts under which a run reports the iteration its stop rule took; under the others, MMI
+REPORTS_ICDA = ("helped", "not measured")
 
 
 @dataclass(frozen=True)
@@ -854,7 +856,8 @@ class DatasetVerdict(Record):
     the dataset's runs, read from how far their rationales agree before and after the loop
     (:func:`icda.run_agreement.run_agreement_verdict`; no ground truth), and per run (``runs``,
     in order) the iteration its stop rule took (``loop_iterations``) and the one it reports
-    (``reported``: that one where the verdict is "helped" or "not measured", else 0, MMI)."""
+    (``reported``: that one where the verdict is one of :data:`REPORTS_ICDA`, else 0, MMI;
+    written out for the reader of the file, and checked against the verdict)."""
 
     WHAT: ClassVar[str] = "a dataset verdict"
     COMMAND: ClassVar[str] = "verdict"
@@ -874,9 +877,10 @@ class DatasetVerdict(Record):
             raise ValueError(f"fields 'runs', 'loop_iterations' and 'reported' hold {len(self.runs)}, "
                              f"{len(self.loop_iterations)} and {len(self.reported)} entries, not one per run")
         for run, loop, reported in zip(self.runs, self.loop_iterations, self.reported):
-            if loop < 0 or reported not in (0, loop):
-                raise ValueError(f"run {run}: field 'reported' is {reported}, not 0 (MMI) or the stop rule's "
-                                 f"iteration {loop}")
+            expected, what = (loop, "the stop rule's iteration") if self.verdict in REPORTS_ICDA else (0, "MMI")
+            if loop < 0 or reported != expected:
+                raise ValueError(f"run {run}: field 'reported' is {reported}, not {expected} "
+                                 f"({what}, as verdict {self.verdict!r} says)")
 
     def reported_iteration(self, run: int) -> int:
         """The iteration ``run`` reports. Raises ValueError: the verdict holds no such run."""

@@ -19,6 +19,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from icda.records import REPORTS_ICDA
+
 #: the runs' ICDA selectors agree at least this much more than their MMI selectors: the loop
 #: "helped" (a fraction of dev documents; docs/experiments/own-data.md, the rule of the cross-run check)
 HELPED_GAIN = 0.03
@@ -69,8 +71,8 @@ class RunAgreement:
 
     @property
     def reports_icda(self) -> bool:
-        """Whether each run reports its ICDA iteration ("helped", "not measured"); else MMI."""
-        return self.verdict in ("helped", "not measured")
+        """Whether each run reports its ICDA iteration (:data:`icda.records.REPORTS_ICDA`); else MMI."""
+        return self.verdict in REPORTS_ICDA
 
 
 def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections], gain: float = HELPED_GAIN,

@@ -272,6 +272,14 @@ def test_counterfactual_evidence_counts_kept_old_label_evidence(tmp_path, capsys
     row = capsys.readouterr().out.splitlines()[-1]
     # a: swapped its evidence 0, kept evidence 1; b: swapped its only evidence sentence, got a non-evidence one
     assert row == "| run1 | 0 | 2 | 100% | 50% | 50% | 1.5 |"
+    write_split([Document("c", 0, ("c0",), frozenset({0}))], dataset / "data", "train")
+    with pytest.raises(SystemExit, match=r"documents \['a', 'b'\] are not in the training split"):
+        module.main([str(dataset)])
     write_split([Document("a", 0, ("a0",), None)], dataset / "data", "train")
     assert module.main([str(dataset)]) == 1
     assert "without a rationale annotation" in capsys.readouterr().err
+    write_split(docs, dataset / "data", "train")
+    write_jsonl([docs[0].to_json() | {"counterfactual": False}], dataset / "run1/iter0/augmented/train.jsonl")
+    assert module.main([str(dataset)]) == 1  # no counterfactual anywhere: an error, not an empty table
+    out, err = capsys.readouterr()
+    assert out == "" and "holds a counterfactual" in err

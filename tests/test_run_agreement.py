@@ -135,6 +135,7 @@ def test_a_dataset_verdict_round_trips_and_gives_each_run_its_iteration(tmp_path
 
 @pytest.mark.parametrize("fields, match", [
     ({"reported": [0, 2]}, "run 2: field 'reported' is 2"),
+    ({"verdict": "helped"}, "run 1: field 'reported' is 0, not 3"),  # reported must be what the verdict says
     ({"reported": [0]}, "not one per run"),
     ({"verdict": "great"}, "field 'verdict'"),
     ({"icda_agreement": 1.5}, "field 'icda_agreement'"),
@@ -143,6 +144,23 @@ def test_a_dataset_verdict_that_contradicts_itself_is_refused_naming_the_field(t
     (tmp_path / "verdict.json").write_text(json.dumps(_verdict().to_json() | fields))
     with pytest.raises(DataError, match=match):
         DatasetVerdict.read(tmp_path / "verdict.json")
+
+
+@given(st.dictionaries(st.sampled_from(["dataset", "verdict", "reason", "runs", "loop_iterations", "reported",
+                                         "mmi_agreement", "icda_agreement"]),
+                       st.one_of(st.none(), st.booleans(), st.integers(-2, 4), st.floats(-1, 2), st.text(max_size=5),
+                                 st.sampled_from(["helped", "wrong way", "did not apply", "not measured"]),
+                                 st.lists(st.integers(-1, 3), max_size=3))))
+def test_any_verdict_json_is_read_into_a_consistent_record_or_refused_naming_it(tmp_path_factory, fields):
+    path = tmp_path_factory.mktemp("v") / "verdict.json"
+    path.write_text(json.dumps(_verdict().to_json() | fields))
+    try:
+        read = DatasetVerdict.read(path)
+    except DataError as exc:
+        assert str(path) in str(exc)
+        return
+    for run, loop, reported in zip(read.runs, read.loop_iterations, read.reported):
+        assert read.reported_iteration(run) == reported == (loop if read.verdict in ("helped", "not measured") else 0)
 
 
 # --------------------------------------------------------------------------- the step and the run summaries
