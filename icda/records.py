@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -855,9 +856,13 @@ class DatasetVerdict(Record):
     """``results/<dataset>/verdict.json`` (``icda.verdict: run_agreement``): whether ICDA helped
     the dataset's runs, read from how far their rationales agree before and after the loop
     (:func:`icda.run_agreement.run_agreement_verdict`; no ground truth), and per run (``runs``,
-    in order) the iteration its stop rule took (``loop_iterations``) and the one it reports
-    (``reported``: that one where the verdict is one of :data:`REPORTS_ICDA`, else 0, MMI;
-    written out for the reader of the file, and checked against the verdict)."""
+    in order) its own verdict and reason (:func:`icda.run_agreement.run_verdicts`: the dataset's,
+    or "helped" where its rationale sufficiency rose by the rule's margin while the runs split),
+    the sufficiency of its MMI and ICDA selectors (nats; None without a sentence judge), the
+    iteration its stop rule took (``loop_iterations``) and the one it reports (``reported``: that
+    one where its verdict is one of :data:`REPORTS_ICDA`, else 0, MMI; written out for the reader
+    of the file, and checked against the verdicts). A file without ``run_verdicts`` gives every
+    run the dataset's verdict."""
 
     WHAT: ClassVar[str] = "a dataset verdict"
     COMMAND: ClassVar[str] = "verdict"
@@ -870,23 +875,51 @@ class DatasetVerdict(Record):
     reported: list[int]
     mmi_agreement: float | None = None  #: mean pairwise agreement of the runs' MMI selectors on dev
     icda_agreement: float | None = None  #: the same of their ICDA selectors (None: one run)
+    run_verdicts: list[str] | None = None  #: per run, its verdict (None: the dataset's for every run)
+    run_reasons: list[str] | None = None  #: per run, why
+    mmi_sufficiency: list[float | None] | None = None  #: per run, its MMI selector's rationale sufficiency
+    icda_sufficiency: list[float | None] | None = None  #: per run, its ICDA selector's
 
     def check(self) -> None:
         _check_verdict(self.verdict)
-        if not self.runs or not len(self.runs) == len(self.loop_iterations) == len(self.reported):
-            raise ValueError(f"fields 'runs', 'loop_iterations' and 'reported' hold {len(self.runs)}, "
-                             f"{len(self.loop_iterations)} and {len(self.reported)} entries, not one per run")
+        n = len(self.runs)
+        per_run = {"loop_iterations": self.loop_iterations, "reported": self.reported,
+                   "run_verdicts": self.run_verdicts, "run_reasons": self.run_reasons,
+                   "mmi_sufficiency": self.mmi_sufficiency, "icda_sufficiency": self.icda_sufficiency}
+        for name, values in per_run.items():
+            if not n or (values is not None and len(values) != n):
+                raise ValueError(f"field '{name}' holds {len(values or [])} entries for {n} runs, not one per run")
+        for value in [*(self.mmi_sufficiency or []), *(self.icda_sufficiency or [])]:
+            if value is not None and not (math.isfinite(value) and value <= 0):
+                raise ValueError(f"a rationale sufficiency is {value}, not a log-probability (a finite value <= 0)")
+        for run in self.runs:
+            verdict = self.run_verdict(run)[0]
+            _check_verdict(verdict)
+            if verdict != self.verdict and (self.verdict in REPORTS_ICDA or verdict != "helped"):
+                raise ValueError(f"run {run}: verdict {verdict!r} under the dataset's {self.verdict!r} "
+                                 "(a run differs from its dataset only as 'helped' where the dataset's reports MMI)")
         for run, loop, reported in zip(self.runs, self.loop_iterations, self.reported):
-            expected, what = (loop, "the stop rule's iteration") if self.verdict in REPORTS_ICDA else (0, "MMI")
+            verdict = self.run_verdict(run)[0]
+            expected, what = (loop, "the stop rule's iteration") if verdict in REPORTS_ICDA else (0, "MMI")
             if loop < 0 or reported != expected:
                 raise ValueError(f"run {run}: field 'reported' is {reported}, not {expected} "
-                                 f"({what}, as verdict {self.verdict!r} says)")
+                                 f"({what}, as verdict {verdict!r} says)")
+
+    def _index(self, run: int) -> int:
+        if run not in self.runs:
+            raise ValueError(f"{self.dataset}: the verdict holds runs {self.runs}, not run {run}")
+        return self.runs.index(run)
+
+    def run_verdict(self, run: int) -> tuple[str, str]:
+        """``run``'s verdict and reason. Raises ValueError: the verdict holds no such run."""
+        i = self._index(run)
+        if self.run_verdicts is None:
+            return self.verdict, self.reason
+        return self.run_verdicts[i], (self.reason if self.run_reasons is None else self.run_reasons[i])
 
     def reported_iteration(self, run: int) -> int:
         """The iteration ``run`` reports. Raises ValueError: the verdict holds no such run."""
-        if run not in self.runs:
-            raise ValueError(f"{self.dataset}: the verdict holds runs {self.runs}, not run {run}")
-        return self.reported[self.runs.index(run)]
+        return self.reported[self._index(run)]
 
 
 # --------------------------------------------------------------------------- ERASER scores

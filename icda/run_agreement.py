@@ -11,6 +11,12 @@ own-style reviews some runs go to the sentence that sets the label and others to
 A run's selections are, per dev document in a fixed order, the sentence indices its chosen
 selector picks (``Predictions.positions``); two runs agree on a document when they pick the same
 set of sentences.
+
+Where the runs' verdict is not "helped", each run is then judged on its own
+(:func:`run_verdicts`): a run whose rationales predict its dev labels better after the loop than
+before, under a sentence judge that never saw the selector (:func:`rationale_sufficiency`), went
+the right way while the others split, and reports its ICDA (docs/experiments/own-data.md, "Each
+run's own rationales").
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from icda.records import REPORTS_ICDA
 
@@ -27,6 +35,10 @@ HELPED_GAIN = 0.03
 #: and on at least this fraction of the dev documents: below it the runs' rationales still differ
 #: on a quarter of the documents, and the loop is "did not apply"
 AGREED = 0.75
+
+#: a run whose rationale sufficiency rose by at least this much (nats) over its MMI's went the
+#: right way on its own (:func:`run_verdicts`; docs/experiments/own-data.md, "Each run's own rationales")
+SUFFICIENCY_GAIN = 0.03
 
 Selections = Sequence[Sequence[int]]
 
@@ -118,3 +130,75 @@ def run_agreement_verdict(mmi: Sequence[Selections], icda: Sequence[Selections],
                                                      f"{1 - agreed:.0%} of the documents; MMI reported")
     return RunAgreement("did not apply", a0, ak, f"{compared}: the loop did not change how far the runs agree; "
                                                  "MMI reported")
+
+
+def rationale_sufficiency(scores: np.ndarray, ids: Sequence[Sequence[int]], labels: Sequence[int],
+                          positions: Selections) -> float:
+    """How well a selector's rationales alone predict the documents' labels under a sentence judge:
+    the mean over documents of log p(y | rationale), the rationale's sentences' class
+    log-probabilities summed and normalised over the classes (the paper's premise, Method: the
+    rationale sets the label every time). Labels are read; rationale annotations never.
+
+    Args:
+        scores: float [U, C], log p(class | sentence) per sentence id
+            (:func:`icda.label_flip.fit_sentence_judge`, fitted on the training split).
+        ids: per document, its sentences' ids (rows of ``scores``).
+        labels: [D] each document's class.
+        positions: per document, the selector's rationale (positions in the document).
+
+    Returns:
+        the mean log-probability, in nats (≤ 0).
+
+    Raises:
+        ValueError: the lengths differ, there are no documents, or a rationale is empty or lies
+            outside its document.
+    """
+    if not len(ids) == len(labels) == len(positions) or not len(ids):
+        raise ValueError(f"{len(ids)} documents, {len(labels)} labels and {len(positions)} rationales")
+    total = 0.0
+    for d, (doc, label, selected) in enumerate(zip(ids, labels, positions)):
+        if not len(selected) or any(p < 0 or p >= len(doc) for p in selected):
+            raise ValueError(f"document {d}: rationale {list(selected)} is empty or outside its {len(doc)} sentences")
+        summed = scores[[doc[p] for p in selected]].sum(axis=0)
+        top = summed.max()
+        total += float(summed[label] - top - np.log(np.exp(summed - top).sum()))
+    return total / len(ids)
+
+
+def run_verdicts(dataset: RunAgreement, mmi: Sequence[float | None], icda: Sequence[float | None],
+                 gain: float = SUFFICIENCY_GAIN) -> list[tuple[str, str]]:
+    """Each run's verdict and reason under the dataset's (:func:`run_agreement_verdict`).
+
+    Where the dataset's verdict reports ICDA ("helped", "not measured"), every run takes it. Where
+    it is "did not apply" or "wrong way", a run whose rationale sufficiency
+    (:func:`rationale_sufficiency` on the dev documents) rose from its MMI selector to its ICDA
+    selector by at least ``gain`` nats is "helped" on its own and reports its ICDA; the others take
+    the dataset's verdict.
+
+    Args:
+        dataset: the runs' verdict.
+        mmi, icda: per run (in the same order), the sufficiency of its MMI and of its ICDA
+            selector; None for a run without a sentence judge (fine-tuning mode): it takes the
+            dataset's verdict.
+        gain: the threshold in nats (default :data:`SUFFICIENCY_GAIN`, the rule's).
+
+    Returns:
+        per run, (verdict, reason).
+
+    Raises:
+        ValueError: ``mmi`` and ``icda`` hold different numbers of runs.
+    """
+    if len(mmi) != len(icda):
+        raise ValueError(f"rationale sufficiency of {len(mmi)} MMI and {len(icda)} ICDA selectors: one of each per run")
+    out = []
+    for before, after in zip(mmi, icda):
+        if dataset.reports_icda or before is None or after is None:
+            out.append((dataset.verdict, dataset.reason))
+            continue
+        moved = f"this run's rationales predict the dev labels at {before:.3f} → {after:.3f} nats under a sentence judge"
+        if after >= before + gain - 1e-12:
+            out.append(("helped", f"{moved}: the loop moved this run toward the sentences that set the label, "
+                                  f"though the runs split ({dataset.reason.removesuffix('; MMI reported')})"))
+        else:
+            out.append((dataset.verdict, f"{dataset.reason}; {moved}"))
+    return out

@@ -3,13 +3,24 @@ and after the loop, its known answers and invariants, its record, the verdict st
 summaries that follow it."""
 
 import json
+import math
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from icda.errors import ConfigError, DataError
 from icda.records import CandidateScore, Choice, DatasetVerdict, Decision, Predictions, RunSummary
-from icda.run_agreement import AGREED, HELPED_GAIN, agreement, mean_agreement, run_agreement_verdict
+from icda.run_agreement import (
+    AGREED,
+    HELPED_GAIN,
+    SUFFICIENCY_GAIN,
+    agreement,
+    mean_agreement,
+    rationale_sufficiency,
+    run_agreement_verdict,
+    run_verdicts,
+)
 from icda.steps.verdict import verdict as verdict_step
 from icda.workflow_config.outputs import write_run_summary
 
@@ -117,6 +128,71 @@ def test_the_verdict_is_the_dataset_s_whatever_the_order_of_its_runs(mmi, data):
     assert v.reports_icda == (v.verdict == "helped")
 
 
+# --------------------------------------------------------------------------- each run's own rationales
+
+#: a judge over 3 sentence ids and 2 classes: id 0 says class 0 (0.9), id 1 nothing, id 2 class 1 (0.8)
+JUDGE = np.log(np.array([[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]]))
+
+
+def test_rationale_sufficiency_is_the_mean_log_probability_of_the_label_given_the_rationale():
+    # document 0 (class 0) picks id 0: log 0.9; document 1 (class 1) picks id 2: log 0.8
+    assert rationale_sufficiency(JUDGE, [[0, 1], [2, 1]], [0, 1], [[0], [0]]) == pytest.approx(
+        (math.log(0.9) + math.log(0.8)) / 2)
+    # two sentences: their log-probabilities summed and normalised (0.9 x 0.2 against 0.1 x 0.8)
+    assert rationale_sufficiency(JUDGE, [[0, 2]], [0], [[0, 1]]) == pytest.approx(math.log(0.18 / (0.18 + 0.08)))
+    # the uninformative sentence: log 0.5, whatever the label
+    assert rationale_sufficiency(JUDGE, [[1, 0]], [1], [[0]]) == pytest.approx(math.log(0.5))
+
+
+@pytest.mark.parametrize("ids, labels, positions, match", [
+    ([[0, 1]], [0, 1], [[0]], "1 documents, 2 labels"),
+    ([], [], [], "0 documents"),
+    ([[0, 1]], [0], [[2]], "outside its 2 sentences"),
+    ([[0, 1]], [0], [[]], "empty"),
+])
+def test_rationale_sufficiency_refuses_inconsistent_input(ids, labels, positions, match):
+    with pytest.raises(ValueError, match=match):
+        rationale_sufficiency(JUDGE, ids, labels, positions)
+
+
+@given(st.lists(st.tuples(st.permutations([0, 1, 2]), st.integers(0, 1), st.integers(0, 2)), min_size=1, max_size=8),
+       st.randoms())
+def test_sufficiency_is_a_log_probability_bounded_by_the_best_pick_and_blind_to_order(docs, rnd):
+    ids, labels, picks = [list(d) for d, _, _ in docs], [y for _, y, _ in docs], [[p] for _, _, p in docs]
+    value = rationale_sufficiency(JUDGE, ids, labels, picks)
+    best = rationale_sufficiency(JUDGE, ids, labels, [[int(np.argmax(JUDGE[d, y]))] for d, y in zip(ids, labels)])
+    assert value <= best + 1e-12 <= 1e-12
+    order = list(range(len(docs)))
+    rnd.shuffle(order)
+    assert rationale_sufficiency(JUDGE, [ids[i] for i in order], [labels[i] for i in order],
+                                 [picks[i] for i in order]) == pytest.approx(value)
+
+
+def _split():
+    """Two runs that went apart (the dataset's verdict: wrong way)."""
+    return run_agreement_verdict([_same(4), _same(4)], [_same(4, 0), _same(4, 1)])
+
+
+def test_a_run_whose_rationales_carry_the_labels_better_after_the_loop_is_helped_on_its_own():
+    dataset = _split()
+    assert dataset.verdict == "wrong way"
+    per_run = run_verdicts(dataset, [-0.3, -0.05], [-0.3 + SUFFICIENCY_GAIN, -0.5])
+    assert [v for v, _ in per_run] == ["helped", "wrong way"]
+    assert "-0.300 → -0.270 nats" in per_run[0][1] and "the runs split" in per_run[0][1]
+    assert per_run[1][1].startswith(dataset.reason) and "-0.050 → -0.500" in per_run[1][1]
+    # just under the margin: the dataset's verdict
+    assert run_verdicts(dataset, [-0.3], [-0.3 + SUFFICIENCY_GAIN - 1e-6])[0][0] == "wrong way"
+
+
+def test_runs_of_a_helped_dataset_or_without_a_judge_take_the_dataset_s_verdict():
+    helped = run_agreement_verdict([[[0], [1]], [[1], [0]]], [_same(2), _same(2)])
+    assert helped.verdict == "helped"
+    assert run_verdicts(helped, [-0.1, -0.1], [-0.9, -0.9]) == [("helped", helped.reason)] * 2
+    assert run_verdicts(_split(), [None, None], [None, None]) == [("wrong way", _split().reason)] * 2
+    with pytest.raises(ValueError, match="2 MMI and 1 ICDA"):
+        run_verdicts(_split(), [-0.1, -0.1], [-0.1])
+
+
 # --------------------------------------------------------------------------- the record
 
 def _verdict(**fields):
@@ -139,6 +215,10 @@ def test_a_dataset_verdict_round_trips_and_gives_each_run_its_iteration(tmp_path
     ({"reported": [0]}, "not one per run"),
     ({"verdict": "great"}, "field 'verdict'"),
     ({"icda_agreement": 1.5}, "field 'icda_agreement'"),
+    ({"run_verdicts": ["helped"]}, "field 'run_verdicts' holds 1 entries for 2 runs"),
+    ({"run_verdicts": ["helped", "wrong way"]}, "run 1: field 'reported' is 0, not 3"),  # reported follows the run's
+    ({"run_verdicts": ["did not apply", "wrong way"]}, "run 1: verdict 'did not apply' under the dataset's 'wrong way'"),
+    ({"mmi_sufficiency": [0.2, -0.1]}, "not a log-probability"),
 ])
 def test_a_dataset_verdict_that_contradicts_itself_is_refused_naming_the_field(tmp_path, fields, match):
     (tmp_path / "verdict.json").write_text(json.dumps(_verdict().to_json() | fields))
@@ -147,10 +227,12 @@ def test_a_dataset_verdict_that_contradicts_itself_is_refused_naming_the_field(t
 
 
 @given(st.dictionaries(st.sampled_from(["dataset", "verdict", "reason", "runs", "loop_iterations", "reported",
-                                         "mmi_agreement", "icda_agreement"]),
+                                         "mmi_agreement", "icda_agreement", "run_verdicts", "mmi_sufficiency"]),
                        st.one_of(st.none(), st.booleans(), st.integers(-2, 4), st.floats(-1, 2), st.text(max_size=5),
                                  st.sampled_from(["helped", "wrong way", "did not apply", "not measured"]),
-                                 st.lists(st.integers(-1, 3), max_size=3))))
+                                 st.lists(st.integers(-1, 3), max_size=3),
+                                 st.lists(st.sampled_from(["helped", "wrong way", "did not apply"]), max_size=3),
+                                 st.lists(st.one_of(st.none(), st.floats(-2, 1)), max_size=3))))
 def test_any_verdict_json_is_read_into_a_consistent_record_or_refused_naming_it(tmp_path_factory, fields):
     path = tmp_path_factory.mktemp("v") / "verdict.json"
     path.write_text(json.dumps(_verdict().to_json() | fields))
@@ -160,7 +242,9 @@ def test_any_verdict_json_is_read_into_a_consistent_record_or_refused_naming_it(
         assert str(path) in str(exc)
         return
     for run, loop, reported in zip(read.runs, read.loop_iterations, read.reported):
-        assert read.reported_iteration(run) == reported == (loop if read.verdict in ("helped", "not measured") else 0)
+        verdict = read.run_verdict(run)[0]
+        assert verdict == read.verdict or (verdict == "helped" and read.verdict in ("wrong way", "did not apply"))
+        assert read.reported_iteration(run) == reported == (loop if verdict in ("helped", "not measured") else 0)
 
 
 # --------------------------------------------------------------------------- the step and the run summaries
@@ -196,6 +280,31 @@ def test_the_verdict_step_refuses_an_mmi_choice_of_another_iteration(tmp_path):
         verdict_step("reviews", [1], [late, late], [late, late], tmp_path / "verdict.json")
 
 
+def test_the_verdict_step_needs_the_judge_s_settings_and_data_with_the_vectors(tmp_path):
+    mmi = [_choice_file(tmp_path / f"run{r}", 0, [[0]] * 4) for r in (1, 2)]
+    with pytest.raises(ConfigError, match="--embeddings needs --settings and --data-dir"):
+        verdict_step("reviews", [1, 2], mmi, mmi, tmp_path / "verdict.json", embeddings=tmp_path / "embeddings.pt")
+    assert not (tmp_path / "verdict.json").exists()
+
+
+def test_a_run_summary_takes_its_own_verdict_where_the_runs_split(tmp_path):
+    choices, decisions, evals = [], [], []
+    for k in range(2):
+        choices.append(_choice_file(tmp_path, k, [[0]]))
+        decisions.append(tmp_path / f"iter{k}" / "converge.json")
+        Decision(iteration=k, stop=k == 1, converged=False, reason=f"reason {k}",
+                 final_iteration=1 if k == 1 else None, final_reason="the last" if k == 1 else None).write(decisions[-1])
+        evals.append(tmp_path / f"iter{k}" / "eval.json")
+        evals[-1].write_text(json.dumps({"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.9}))
+    _verdict(loop_iterations=[1, 1], reported=[1, 0], run_verdicts=["helped", "wrong way"],
+             run_reasons=["its own", "the dataset's"]).write(tmp_path / "verdict.json")
+    for run, expected in ((1, (1, "helped", "its own")), (2, (0, "wrong way", "the dataset's"))):
+        write_run_summary("reviews", run, choices, decisions, evals, tmp_path / f"summary{run}.json",
+                          tmp_path / "summary.log", tmp_path / "verdict.json")
+        summary = RunSummary.read(tmp_path / f"summary{run}.json")
+        assert (summary.icda_iteration, summary.verdict, summary.verdict_reason) == expected
+
+
 def test_a_run_summary_reports_the_iteration_the_dataset_verdict_gives_it(tmp_path):
     choices, decisions, evals = [], [], []
     for k in range(3):
@@ -213,7 +322,7 @@ def test_a_run_summary_reports_the_iteration_the_dataset_verdict_gives_it(tmp_pa
                           tmp_path / "verdict.json")
         summary = RunSummary.read(tmp_path / "summary.json")
         assert (summary.icda_iteration, summary.verdict, summary.verdict_reason) == (expected, judged.verdict, "r")
-        assert ("dataset's verdict" in summary.final_reason) == (expected == 0)
+        assert ("as the verdict says" in summary.final_reason) == (expected == 0)
     _verdict(runs=[2], loop_iterations=[2], reported=[0]).write(tmp_path / "verdict.json")
     with pytest.raises(ValueError, match="not run 1"):
         write_run_summary("reviews", 1, choices, decisions, evals, tmp_path / "summary.json", log,

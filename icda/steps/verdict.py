@@ -1,11 +1,14 @@
 """``python -m icda verdict``: whether ICDA helped a dataset's runs, read from how far their
-rationales agree before and after the loop (``icda.verdict: run_agreement``; no ground truth).
+rationales agree before and after the loop, then, where they split, from each run's own
+rationales (``icda.verdict: run_agreement``; no rationale annotation read).
 
 The verdict step: per run, the choice.json of its iteration 0 (MMI) and of the iteration its stop
-rule took (ICDA), in run order; the dataset's ``verdict.json`` out
-(:class:`icda.records.DatasetVerdict`, :func:`icda.run_agreement.run_agreement_verdict`): the
-verdict, why, and the iteration each run reports (its ICDA where the loop helped, else MMI).
-The run summaries, tables, viewer and the exported ICDA model follow it.
+rule took (ICDA), in run order, and in frozen mode the dataset's settings, prepared data and
+sentence vectors (the sentence judge of the per-run step); the dataset's ``verdict.json`` out
+(:class:`icda.records.DatasetVerdict`, :func:`icda.run_agreement.run_agreement_verdict`,
+:func:`icda.run_agreement.run_verdicts`): the verdict, why, and per run its verdict and the
+iteration it reports (its ICDA where the loop helped, else MMI). The run summaries, tables,
+viewer and the exported ICDA model follow it.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ from pathlib import Path
 
 from icda.errors import ConfigError
 from icda.guard import add_input, add_output
-from icda.records import Choice, DatasetVerdict
-from icda.run_agreement import run_agreement_verdict
+from icda.records import REPORTS_ICDA, Choice, DatasetVerdict
+from icda.run_agreement import rationale_sufficiency, run_agreement_verdict, run_verdicts
 from icda.steps import command_doc
 
 
 def verdict(dataset: str, runs: list[int], mmi: list[str | Path], icda: list[str | Path],
-            out: str | Path) -> DatasetVerdict:
+            out: str | Path, settings: str | Path | None = None, data_dir: str | Path | None = None,
+            embeddings: str | Path | None = None) -> DatasetVerdict:
     """Judge the runs of ``dataset`` and write ``verdict.json`` to ``out``.
 
     Args:
@@ -29,9 +33,13 @@ def verdict(dataset: str, runs: list[int], mmi: list[str | Path], icda: list[str
         runs: the run numbers, in the order of ``mmi`` and ``icda``.
         mmi: per run, iteration 0's choice.json.
         icda: per run, the choice.json of the iteration its stop rule took as ICDA.
+        settings, data_dir, embeddings: the dataset's settings.json, prepared folder and sentence
+            vectors (frozen mode): the per-run step's sentence judge; without ``embeddings`` the
+            step is skipped and every run takes the dataset's verdict.
 
     Raises:
-        ConfigError: the three lists differ in length, or an ``mmi`` choice is not iteration 0.
+        ConfigError: the three lists differ in length, an ``mmi`` choice is not iteration 0, or
+            ``embeddings`` comes without ``settings`` and ``data_dir``.
         DataError: a choice.json or the predictions.json it names is missing or malformed.
     """
     if not len(runs) == len(mmi) == len(icda) or not runs:
@@ -45,12 +53,40 @@ def verdict(dataset: str, runs: list[int], mmi: list[str | Path], icda: list[str
                               "iter0/choice.json as --mmi")
     selections = lambda choices: [choice.predictions().dev.positions for choice in choices]
     judged = run_agreement_verdict(selections(before), selections(after))
+    sufficiency = _sufficiency(settings, data_dir, embeddings, selections(before), selections(after))
+    per_run = run_verdicts(judged, *sufficiency)
     loop = [choice.iteration for choice in after]
     record = DatasetVerdict(dataset=dataset, verdict=judged.verdict, reason=judged.reason, runs=list(runs),
-                            loop_iterations=loop, reported=[k if judged.reports_icda else 0 for k in loop],
-                            mmi_agreement=judged.mmi, icda_agreement=judged.icda)
+                            loop_iterations=loop,
+                            reported=[k if v in REPORTS_ICDA else 0 for k, (v, _) in zip(loop, per_run)],
+                            mmi_agreement=judged.mmi, icda_agreement=judged.icda,
+                            run_verdicts=[v for v, _ in per_run], run_reasons=[r for _, r in per_run],
+                            mmi_sufficiency=sufficiency[0], icda_sufficiency=sufficiency[1])
     record.write(out)
     return record
+
+
+def _sufficiency(settings, data_dir, embeddings, before: list, after: list) -> tuple[list, list]:
+    """Per run, the rationale sufficiency of its MMI and ICDA selectors on the dev documents
+    (:func:`icda.run_agreement.rationale_sufficiency`, rounded to 6 places), under a sentence judge
+    fitted on the training split; None for every run without ``embeddings``."""
+    if embeddings is None:
+        return [None] * len(before), [None] * len(after)
+    if settings is None or data_dir is None:
+        raise ConfigError("verdict: --embeddings needs --settings and --data-dir (the judge is fitted on the "
+                          "training split). Fix: pass all three, or none")
+    from icda.label_flip import sentence_ids
+    from icda.loading import open_workspace  # torch: only where the judge is fitted
+    from icda.settings import Settings
+    from icda.steps.train import sentence_judge
+
+    ws = open_workspace(Settings.load(settings), data_dir, embeddings)
+    judge, dev = sentence_judge(ws, force=True), ws.split("dev")
+    if judge is None:  # fine-tuning mode: no fixed sentence vectors
+        return [None] * len(before), [None] * len(after)
+    ids, labels = sentence_ids(dev), dev.labels.tolist()
+    value = lambda positions: round(rationale_sufficiency(judge, ids, labels, positions), 6)
+    return [value(p) for p in before], [value(p) for p in after]
 
 
 # --------------------------------------------------------------------------- the command
@@ -63,11 +99,16 @@ def register(sub) -> None:
     p.add_argument("--runs", type=int, nargs="+", required=True, help="the run numbers, in the order of --mmi and --icda")
     add_input(p, "--mmi", nargs="+", required=True, help="per run, iter0/choice.json")
     add_input(p, "--icda", nargs="+", required=True, help="per run, the choice.json of the iteration its stop rule took")
+    add_input(p, "--settings", help="the dataset's settings.json (with --data-dir and --embeddings: the per-run step)")
+    add_input(p, "--data-dir", kind="folder", help="the prepared dataset folder")
+    add_input(p, "--embeddings", help="the dataset's sentence vectors (frozen mode; without them every run takes the dataset's verdict)")
     add_output(p, "--out", required=True, help="verdict.json")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> None:
-    record = verdict(args.dataset, args.runs, args.mmi, args.icda, args.out)
-    print(f"{record.dataset}: {record.verdict} ({record.reason}); reported iterations "
-          + ", ".join(f"run {r}: {k}" for r, k in zip(record.runs, record.reported)))
+    record = verdict(args.dataset, args.runs, args.mmi, args.icda, args.out, args.settings, args.data_dir,
+                     args.embeddings)
+    print(f"{record.dataset}: {record.verdict} ({record.reason})")
+    for run, k in zip(record.runs, record.reported):
+        print(f"  run {run}: {record.run_verdict(run)[0]}, reports iteration {k} ({record.run_verdict(run)[1]})")

@@ -28,7 +28,7 @@ def write_run_summary(dataset: str, run: int, choices: list[str], decisions: lis
     chosen and why it won (``choice.json``), the stop decision, the test precision (overall and
     per gold class), and the iteration taken as ICDA: the last decision's ``final_iteration``
     and verdict, or, given the dataset's ``verdict`` (verdict.json, ``icda.verdict:
-    run_agreement``), the iteration and verdict it gives the run."""
+    run_agreement``), the iteration and the verdict it gives the run (its own, where the runs split)."""
     iterations = []
     for k, (choice, decision, evaluation) in enumerate(zip(choices, decisions, evaluations)):
         c, d, e = Choice.read(choice), Decision.read(decision), Evaluation.read(evaluation)
@@ -41,9 +41,10 @@ def write_run_summary(dataset: str, run: int, choices: list[str], decisions: lis
         judged = DatasetVerdict.read(verdict)
         reported = judged.reported_iteration(int(run))
         moved = reported != judged.loop_iterations[judged.runs.index(int(run))]
+        run_verdict, run_reason = judged.run_verdict(int(run))
         last = dataclasses.replace(
-            last, verdict=judged.verdict, verdict_reason=judged.reason, final_iteration=reported,
-            final_reason=f"MMI, as the dataset's verdict says (ICDA {judged.verdict}: verdict.json)" if moved
+            last, verdict=run_verdict, verdict_reason=run_reason, final_iteration=reported,
+            final_reason=f"MMI, as the verdict says (ICDA {run_verdict}: verdict.json)" if moved
             else last.final_reason)
     summary = RunSummary(dataset=dataset, run=int(run), iterations=len(iterations), converged=last.converged,
                          reason=last.reason, per_iteration=iterations, final_iteration=last.final_iteration,

@@ -21,21 +21,28 @@ checkpoint converge:
 
 checkpoint verdict:
     """icda.verdict: run_agreement: once every run of the dataset has stopped, whether the loop
-    helped them, from how far their MMI and ICDA rationales agree; it decides the iteration each
+    helped them, from how far their MMI and ICDA rationales agree and, where they split, from each
+    run's own rationales (a sentence judge on the frozen vectors); it decides the iteration each
     run reports (icda_iteration in common.smk)."""
     input:
         unpack(get_verdict_inputs),
+        settings=SETTINGS,
+        data=rules.prepare.output,
+        embeddings=get_embeddings,
     output:
         f"{DATASET}/verdict.json",
     params:
         runs=" ".join(map(str, RUNS)),
+        data=get_data_dir,
+        embeddings=get_embeddings_arg,
     log:
         "results/logs/{dataset}/verdict.log",
     conda:
         "../../environment.yml"
     shell:
         "python -m icda verdict --dataset {wildcards.dataset} --runs {params.runs} --mmi {input.mmi:q}"
-        " --icda {input.icda:q} --out {output:q} > {log:q} 2>&1"
+        " --icda {input.icda:q} --settings {input.settings:q} --data-dir {params.data:q} {params.embeddings}"
+        " --out {output:q} > {log:q} 2>&1"
 
 
 rule run_summary:
