@@ -281,10 +281,11 @@ class IcdaSettings:
     max(1, k − 2) … k (departure 28); the loop itself (pools, ΔA, the stop rule) follows the chosen candidate either way.
     ``verdict``: ``"run_agreement"``, the dataset's runs say together whether ICDA helped, did not
     apply or went the wrong way, from how far their MMI and ICDA rationales agree on dev
-    (:mod:`icda.run_agreement`, the ``verdict`` job after every run has stopped), and each run
-    reports MMI where it did not help (an option, used by ``config/movies.yaml``: it kept every
-    gain on the paper's data and reported no own-style run below its MMI, but agreed with test
-    precision in 30 of 35 check runs: docs/experiments/own-data.md, "Runs that agree");
+    (:mod:`icda.run_agreement`, the ``verdict`` job after every run has stopped); where they did
+    not come together, a run whose rationales predict the dev labels better after the loop under a
+    sentence judge is helped on its own (:func:`icda.run_agreement.run_verdicts`); each other run
+    reports MMI where it did not help (an option, used by ``config/movies.yaml``:
+    docs/experiments/own-data.md, "Runs that agree" and "Each run's own rationales");
     ``"label_flip"`` (an option), each run says whether ICDA helped, did not apply or
     went the wrong way, from its counterfactuals' dev flip rates (:mod:`icda.label_flip`), and
     reports MMI where it did not help (:func:`icda.model_selection.verdict`; right on own-style
