@@ -348,12 +348,15 @@ def test_a_workflow_judged_across_runs_reports_what_its_verdict_says(tmp_path):
     results = tmp_path / "results"
     judged = DatasetVerdict.read(results / "synthetic/verdict.json")
     assert judged.runs == [1, 2] and judged.mmi_agreement is not None and judged.icda_agreement is not None
+    # frozen mode: the per-run step's sentence judge scored every run's MMI and ICDA rationales
+    assert all(s is not None and s <= 0 for s in judged.mmi_sufficiency + judged.icda_sufficiency)
     notes = (results / "tables/summary.md").read_text()
+    viewer = (results / "synthetic/rationales.html").read_text(encoding="utf-8")
     for run, reported in zip(judged.runs, judged.reported):
         summary = RunSummary.read(results / f"synthetic/run{run}/summary.json")
-        assert (summary.verdict, summary.verdict_reason) == (judged.verdict, judged.reason)
+        assert (summary.verdict, summary.verdict_reason) == judged.run_verdict(run)
         assert summary.icda_iteration == reported
-        assert f"synthetic run {run}: ICDA " in notes and judged.reason in notes
-    assert judged.reason in (results / "synthetic/rationales.html").read_text(encoding="utf-8")  # the viewer says it too
+        assert f"synthetic run {run}: ICDA " in notes and summary.verdict_reason in notes
+    assert judged.run_verdict(1)[1] in viewer  # the viewer says it too
     again = snakemake(*args, "--dry-run")
     assert "Nothing to be done" in again.stdout + again.stderr
