@@ -111,4 +111,5 @@ def run(args: argparse.Namespace) -> None:
                      args.embeddings)
     print(f"{record.dataset}: {record.verdict} ({record.reason})")
     for run, k in zip(record.runs, record.reported):
-        print(f"  run {run}: {record.run_verdict(run)[0]}, reports iteration {k} ({record.run_verdict(run)[1]})")
+        verdict_of_run, why = record.run_verdict(run)
+        print(f"  run {run}: {verdict_of_run}, reports iteration {k} ({why})")
