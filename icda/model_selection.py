@@ -475,8 +475,9 @@ def convergence(choice: Choice, icda: IcdaSettings, previous: Decision | None = 
 
 def _judged(decision: Decision, signals: Sequence[Signals], icda: IcdaSettings) -> Decision:
     """A stop decision with its :func:`verdict` (``icda.verdict: label_flip``); where the verdict
-    is not "helped", MMI is ICDA (the reason says so). Unchanged under ``icda.verdict: none``."""
-    if icda.verdict == "none":
+    is not "helped", MMI is ICDA (the reason says so). Unchanged under the other verdicts (``none``;
+    ``run_agreement`` judges the runs once all have stopped, in the ``verdict`` step)."""
+    if icda.verdict != "label_flip":
         return decision
     what, final, why = verdict(signals, decision.final_iteration)
     if final != decision.final_iteration:

@@ -284,13 +284,13 @@ class IcdaSettings:
     (:mod:`icda.run_agreement`, the ``verdict`` job after every run has stopped); where they did
     not come together, a run whose rationales predict the dev labels better after the loop under a
     sentence judge is helped on its own (:func:`icda.run_agreement.run_verdicts`); each other run
-    reports MMI where it did not help (an option, used by ``config/movies.yaml``:
-    docs/experiments/own-data.md, "Runs that agree" and "Each run's own rationales");
+    reports MMI where it did not help (the default: docs/experiments/own-data.md, "Runs that agree"
+    and "Each run's own rationales");
     ``"label_flip"`` (an option), each run says whether ICDA helped, did not apply or
     went the wrong way, from its counterfactuals' dev flip rates (:mod:`icda.label_flip`), and
     reports MMI where it did not help (:func:`icda.model_selection.verdict`; right on own-style
     data where one sentence sets the label, wrong on restaurant and connect:
-    docs/experiments/own-data.md); ``"none"`` (the default), no verdict (the paper). ``pool_flip``: take the kept originals and the pools' documents first
+    docs/experiments/own-data.md); ``"none"``, no verdict (the paper; ``config/paper.yaml``). ``pool_flip``: take the kept originals and the pools' documents first
     among those whose counterfactuals flip under the label-flip check's sentence judge
     (:func:`icda.steps.pools.make_pools`; frozen mode).
     Departures: docs/departures.md.
@@ -315,7 +315,7 @@ class IcdaSettings:
     pool_confidence: str = "chosen"
     warm_start: bool = False
     final_selector: str = "chosen"
-    verdict: str = "none"
+    verdict: str = "run_agreement"
     pool_flip: bool = False
 
     def counterfactual_targets(self, n_classes: int) -> dict[int, list[int]] | None:

@@ -103,7 +103,10 @@ def test_the_verdict_reports_mmi_where_the_loop_went_the_wrong_way():
     assert decision.final_reason.startswith("wrong way:")
     assert _run([0.8, 0.6, 0.5], verdict="none").final_iteration == 2  # the paper: no verdict
     assert _run([0.8, 0.6, 0.5], verdict="none").verdict is None
-    assert IcdaSettings().verdict == "none"  # an option: wrong on restaurant and connect (own-data.md)
+    # the default judges the runs together after they stop: a run's own stop decision carries no verdict
+    assert IcdaSettings().verdict == "run_agreement"
+    assert (_run([0.8, 0.6, 0.5], verdict="run_agreement").final_iteration,
+            _run([0.8, 0.6, 0.5], verdict="run_agreement").verdict) == (2, None)
     assert _run([0.5, 0.6, 0.9]).verdict == "helped"
 
 

@@ -34,7 +34,7 @@ def snakemake(*args, cwd=REPO, check=True):
 #: paper's warm start (tests/fixtures/tiny_workflow.yaml).
 BINARY_PIN = REPO / "tests/fixtures/tiny_binary_pin.json"
 #: the same for the tiny three-class run (tests/fixtures/tiny_multiclass_pin.json, written by
-#: :func:`_pin` at commit 76f39c3 on the fixed kernel path; its verdict key added since: none by default): the default loop, no warm start,
+#: :func:`_pin` at commit 76f39c3 on the fixed kernel path; its verdict key added since: "not measured", the default run_agreement verdict of one run): the default loop, no warm start,
 #: candidates chosen by agreement, pools from the fresh candidates' vote
 MULTICLASS_PIN = REPO / "tests/fixtures/tiny_multiclass_pin.json"
 
@@ -483,7 +483,8 @@ def test_tiny_sweep_writes_the_dev_table_and_its_choice(tmp_path):
 def _finished_tiny_run(root: Path, last: int, taken: int) -> None:
     """The files a finished tiny run (tests/fixtures/tiny_workflow.yaml) leaves before its
     tables: run 1 stops after iteration ``last`` and takes ``taken`` as ICDA (placeholders but
-    the stop decisions), all dated alike, so that a dry run plans only what is missing."""
+    the stop decisions and the dataset's verdict), all dated alike, so that a dry run plans only
+    what is missing."""
     results = root / "results"
     files = ["unavailable.json", "groups.json", "synthetic/dataset.json", "synthetic/settings.json",
              "synthetic/embeddings.pt", "synthetic/baselines.json",
@@ -499,6 +500,10 @@ def _finished_tiny_run(root: Path, last: int, taken: int) -> None:
         (results / f"synthetic/run1/iter{k}").mkdir(parents=True, exist_ok=True)
         (results / f"synthetic/run1/iter{k}/converge.json").write_text(json.dumps(decision))
         files.append(f"synthetic/run1/iter{k}/converge.json")
+    # the default verdict (icda.verdict: run_agreement) of the dataset's one run: its loop's iteration
+    (results / "synthetic/verdict.json").write_text(json.dumps({
+        "dataset": "synthetic", "verdict": "not measured", "reason": "1 run", "runs": [1],
+        "loop_iterations": [taken], "reported": [taken]}))
     for name in files:
         path = results / name
         path.parent.mkdir(parents=True, exist_ok=True)

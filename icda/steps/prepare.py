@@ -309,8 +309,8 @@ def small_data_warning(name: str, n_train: int) -> str | None:
     return (f"{name}: {n_train} training documents, fewer than {SMALL_TRAIN}: on own-style data of 100 reviews "
             "the loop ended below its MMI in 15 of 24 runs (3 of 18 at 300, 0 of 6 at 1,000; "
             "docs/experiments/own-data.md): compare each run's ICDA with its MMI on a dev split with rationales, "
-            "or set icda: {verdict: run_agreement} to report MMI where the runs' loops went apart "
-            "(docs/judging-a-run.md); more training documents make the loop's first pools reliable")
+            "or read each run's verdict (icda.verdict: run_agreement, the default: a run reports MMI unless "
+            "the loop helped; docs/judging-a-run.md); more training documents make the loop's first pools reliable")
 
 
 def split_stats(docs: list[Document]) -> dict:
