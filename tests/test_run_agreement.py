@@ -287,15 +287,23 @@ def test_the_verdict_step_needs_the_judge_s_settings_and_data_with_the_vectors(t
     assert not (tmp_path / "verdict.json").exists()
 
 
-def test_a_run_summary_takes_its_own_verdict_where_the_runs_split(tmp_path):
+def _run_files(folder, last):
+    """The choice, stop decision and evaluation files of a run that stops at iteration ``last``
+    and takes it as ICDA."""
     choices, decisions, evals = [], [], []
-    for k in range(2):
-        choices.append(_choice_file(tmp_path, k, [[0]]))
-        decisions.append(tmp_path / f"iter{k}" / "converge.json")
-        Decision(iteration=k, stop=k == 1, converged=False, reason=f"reason {k}",
-                 final_iteration=1 if k == 1 else None, final_reason="the last" if k == 1 else None).write(decisions[-1])
-        evals.append(tmp_path / f"iter{k}" / "eval.json")
+    for k in range(last + 1):
+        choices.append(_choice_file(folder, k, [[0]]))
+        decisions.append(folder / f"iter{k}" / "converge.json")
+        Decision(iteration=k, stop=k == last, converged=False, reason=f"reason {k}",
+                 final_iteration=last if k == last else None,
+                 final_reason="the last" if k == last else None).write(decisions[-1])
+        evals.append(folder / f"iter{k}" / "eval.json")
         evals[-1].write_text(json.dumps({"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.9}))
+    return choices, decisions, evals
+
+
+def test_a_run_summary_takes_its_own_verdict_where_the_runs_split(tmp_path):
+    choices, decisions, evals = _run_files(tmp_path, 1)
     _verdict(loop_iterations=[1, 1], reported=[1, 0], run_verdicts=["helped", "wrong way"],
              run_reasons=["its own", "the dataset's"]).write(tmp_path / "verdict.json")
     for run, expected in ((1, (1, "helped", "its own")), (2, (0, "wrong way", "the dataset's"))):
@@ -306,14 +314,7 @@ def test_a_run_summary_takes_its_own_verdict_where_the_runs_split(tmp_path):
 
 
 def test_a_run_summary_reports_the_iteration_the_dataset_verdict_gives_it(tmp_path):
-    choices, decisions, evals = [], [], []
-    for k in range(3):
-        choices.append(_choice_file(tmp_path, k, [[0]]))
-        decisions.append(tmp_path / f"iter{k}" / "converge.json")
-        Decision(iteration=k, stop=k == 2, converged=False, reason=f"reason {k}",
-                 final_iteration=2 if k == 2 else None, final_reason="the last" if k == 2 else None).write(decisions[-1])
-        evals.append(tmp_path / f"iter{k}" / "eval.json")
-        evals[-1].write_text(json.dumps({"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.9}))
+    choices, decisions, evals = _run_files(tmp_path, 2)
     log = tmp_path / "summary.log"
     for judged, expected in ((_verdict(runs=[1], loop_iterations=[2], reported=[0]), 0),
                              (_verdict(runs=[1], loop_iterations=[2], reported=[2], verdict="helped"), 2)):
