@@ -40,6 +40,10 @@ AGREED = 0.75
 #: right way on its own (:func:`run_verdicts`; docs/experiments/own-data.md, "Each run's own rationales")
 SUFFICIENCY_GAIN = 0.03
 
+#: the least class log-probability a rationale gets (nats; a class absent from the judge's training
+#: sentences scores -inf there)
+LOG_FLOOR = -50.0
+
 Selections = Sequence[Sequence[int]]
 
 
@@ -147,7 +151,8 @@ def rationale_sufficiency(scores: np.ndarray, ids: Sequence[Sequence[int]], labe
         positions: per document, the selector's rationale (positions in the document).
 
     Returns:
-        the mean log-probability, in nats (≤ 0).
+        the mean log-probability, in nats (≤ 0; a class log-probability is at least
+        :data:`LOG_FLOOR`).
 
     Raises:
         ValueError: the lengths differ, there are no documents, or a rationale is empty or lies
@@ -159,7 +164,8 @@ def rationale_sufficiency(scores: np.ndarray, ids: Sequence[Sequence[int]], labe
     for d, (doc, label, selected) in enumerate(zip(ids, labels, positions)):
         if not len(selected) or any(p < 0 or p >= len(doc) for p in selected):
             raise ValueError(f"document {d}: rationale {list(selected)} is empty or outside its {len(doc)} sentences")
-        summed = scores[[doc[p] for p in selected]].sum(axis=0)
+        # a class the judge never saw scores -inf: floored, so that the mean stays finite
+        summed = np.maximum(scores[[doc[p] for p in selected]].sum(axis=0), LOG_FLOOR)
         top = summed.max()
         total += float(summed[label] - top - np.log(np.exp(summed - top).sum()))
     return total / len(ids)

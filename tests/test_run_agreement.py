@@ -142,6 +142,9 @@ def test_rationale_sufficiency_is_the_mean_log_probability_of_the_label_given_th
     assert rationale_sufficiency(JUDGE, [[0, 2]], [0], [[0, 1]]) == pytest.approx(math.log(0.18 / (0.18 + 0.08)))
     # the uninformative sentence: log 0.5, whatever the label
     assert rationale_sufficiency(JUDGE, [[1, 0]], [1], [[0]]) == pytest.approx(math.log(0.5))
+    # a class the judge never saw (log-probability -inf) stays finite
+    unseen = np.array([[0.0, -np.inf]])
+    assert rationale_sufficiency(unseen, [[0]], [1], [[0]]) == pytest.approx(-50.0)
 
 
 @pytest.mark.parametrize("ids, labels, positions, match", [
