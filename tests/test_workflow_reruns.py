@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from icda.records import Decision
+from icda.records import DatasetVerdict, Decision
 from test_workflow import snakemake
 from toy_workflow import planned_jobs, toy_files, workflow_args
 
@@ -36,13 +36,18 @@ def test_changed_data_file_reruns_its_prepare_only(tmp_path):
 
 def fake_finished_run(workdir: Path, args: list[str], iterations: int = 2) -> None:
     """The state of a finished tiny run without training: every file the workflow writes exists
-    (empty, except the stop decisions the checkpoint walk reads) and is marked up to date."""
+    (empty, except the stop decisions and the dataset's verdict the checkpoint walk reads) and is
+    marked up to date."""
     for k in range(iterations):
         decision = workdir / f"results/synthetic/run1/iter{k}/converge.json"
         decision.parent.mkdir(parents=True)
         stop = k == iterations - 1
         Decision(iteration=k, stop=stop, converged=stop, reason="faked for the test",
                  final_iteration=k if stop else None).write(decision)
+    # the default verdict (icda.verdict: run_agreement) of the one run: its loop's iteration
+    DatasetVerdict(dataset="synthetic", verdict="not measured", reason="faked for the test", runs=[1],
+                   loop_iterations=[iterations - 1], reported=[iterations - 1]).write(
+        workdir / "results/synthetic/verdict.json")
     marker = "Output files not touched because they don't exist: "
     for _ in range(3):  # --touch walks the checkpoints as a run would; touched in order once all exist
         proc = snakemake("--touch", *args)
