@@ -889,9 +889,16 @@ class DatasetVerdict(Record):
         for name, values in per_run.items():
             if not n or (values is not None and len(values) != n):
                 raise ValueError(f"field '{name}' holds {len(values or [])} entries for {n} runs, not one per run")
+        kinds = {"runs": (self.runs, int), "loop_iterations": (self.loop_iterations, int),
+                 "reported": (self.reported, int), "run_verdicts": (self.run_verdicts or [], str),
+                 "run_reasons": (self.run_reasons or [], str)}
+        for name, (values, kind) in kinds.items():
+            if any(isinstance(v, bool) or not isinstance(v, kind) for v in values):
+                raise ValueError(f"field '{name}' holds {values!r}, not a list of {kind.__name__}")
         for value in [*(self.mmi_sufficiency or []), *(self.icda_sufficiency or [])]:
-            if value is not None and not (math.isfinite(value) and value <= 0):
-                raise ValueError(f"a rationale sufficiency is {value}, not a log-probability (a finite value <= 0)")
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not (math.isfinite(value) and value <= 0)):
+                raise ValueError(f"a rationale sufficiency is {value!r}, not a log-probability (a finite value <= 0)")
         for run in self.runs:
             verdict = self.run_verdict(run)[0]
             _check_verdict(verdict)

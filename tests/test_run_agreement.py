@@ -222,6 +222,9 @@ def test_a_dataset_verdict_round_trips_and_gives_each_run_its_iteration(tmp_path
     ({"run_verdicts": ["helped", "wrong way"]}, "run 1: field 'reported' is 0, not 3"),  # reported follows the run's
     ({"run_verdicts": ["did not apply", "wrong way"]}, "run 1: verdict 'did not apply' under the dataset's 'wrong way'"),
     ({"mmi_sufficiency": [0.2, -0.1]}, "not a log-probability"),
+    ({"mmi_sufficiency": ["helped", -0.1]}, "not a log-probability"),  # found by the reader's Hypothesis test
+    ({"loop_iterations": ["helped", "helped"]}, "field 'loop_iterations' holds"),
+    ({"run_verdicts": [1, 2]}, "field 'run_verdicts' holds"),
 ])
 def test_a_dataset_verdict_that_contradicts_itself_is_refused_naming_the_field(tmp_path, fields, match):
     (tmp_path / "verdict.json").write_text(json.dumps(_verdict().to_json() | fields))
