@@ -41,9 +41,9 @@ def dataset_runs(results: Path, dataset: str, split: str) -> list[dict]:
     ws = open_workspace(settings, results / dataset / "data", results / dataset / "embeddings.pt")
     dev = ws.split("dev")
     truth = [d.rationale for d in dev.documents]
-    scores = sentence_judge(ws, force=True)
+    scores, ids, labels = sentence_judge(ws, force=True), sentence_ids(dev), dev.labels.tolist()
     sufficiency = (lambda sel: None) if scores is None else (
-        lambda sel: run_agreement.rationale_sufficiency(scores, sentence_ids(dev), dev.labels.tolist(), sel))
+        lambda sel: run_agreement.rationale_sufficiency(scores, ids, labels, sel))
     runs = []
     for run in sorted((results / dataset).glob("run*"), key=lambda p: int(p.name[3:])):
         k, its = 0, []

@@ -51,9 +51,9 @@ def verdict(dataset: str, runs: list[int], mmi: list[str | Path], icda: list[str
         if choice.iteration != 0:
             raise ConfigError(f"{path} is iteration {choice.iteration}, not MMI's. Fix: give each run's "
                               "iter0/choice.json as --mmi")
-    selections = lambda choices: [choice.predictions().dev.positions for choice in choices]
-    judged = run_agreement_verdict(selections(before), selections(after))
-    sufficiency = _sufficiency(settings, data_dir, embeddings, selections(before), selections(after))
+    mmi_dev, icda_dev = ([choice.predictions().dev.positions for choice in choices] for choices in (before, after))
+    judged = run_agreement_verdict(mmi_dev, icda_dev)
+    sufficiency = _sufficiency(settings, data_dir, embeddings, mmi_dev, icda_dev)
     per_run = run_verdicts(judged, *sufficiency)
     loop = [choice.iteration for choice in after]
     record = DatasetVerdict(dataset=dataset, verdict=judged.verdict, reason=judged.reason, runs=list(runs),
