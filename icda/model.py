@@ -297,6 +297,13 @@ class RationaleNetwork(nn.Module):
             comp_logits = self.comp_classifier(self._pool(seen, (1.0 - z) * mask, mask & ~selected))
         return RationaleOutput(logits, selected.float(), scores, comp_logits)
 
+    def sentence_logits(self, mask: torch.Tensor, seen: torch.Tensor) -> torch.Tensor:
+        """The classifier on every real sentence alone (``train.sentence_loss``, departure 32):
+        mask [B, N] bool and ``seen`` [B, N, D] from :meth:`score` → logits [T, C], one row per
+        real slot in row-major order (T = ``mask.sum()``). With k = 1 and ``classifier_input:
+        "sentence"`` a row is what the classifier would say were that sentence the rationale."""
+        return self.classifier(seen[mask])
+
     def _centred(self, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The selector's view of each sentence against its document (``selector_input:
         "centred"``): h [T, H] (the real slots' vectors, row-major), mask [B, N] → [B, N, D],

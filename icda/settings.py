@@ -202,6 +202,11 @@ class TrainSettings:
     in every batch, keeping at least one (a departure from the paper, 0.0 = off): a sentence's
     absence then says little about the label, so a selector gains little by choosing *which*
     sentence to show according to what else the document holds (:func:`icda.train.drop_sentences`).
+    ``sentence_loss`` (a weight, 0.0 = off, the paper) adds the classifier's cross-entropy on
+    every real sentence alone, each labelled with its document's class, to the training loss
+    (:func:`icda.train.rationale_loss`): the classifier then knows what every sentence says, not
+    only the ones the selector already shows it, so the straight-through gradient can move the
+    selector to a sentence it has never chosen (the "interlocking" of Yu et al. 2021).
     """
 
     lr: float = 1e-3
@@ -214,6 +219,7 @@ class TrainSettings:
     degeneration_guard: bool = True
     shuffle_sentences: bool = True
     sentence_dropout: float = 0.5
+    sentence_loss: float = 0.0
     grad_clip: float | None = 1.0
 
     def validate(self, where: str = "train") -> None:
@@ -221,6 +227,8 @@ class TrainSettings:
             raise ConfigError(f"{where}: lr, batch_size, max_epochs and patience must be positive")
         if not 0.0 <= self.sentence_dropout < 1.0:
             raise ConfigError(f"{where}.sentence_dropout must lie in [0, 1), got {self.sentence_dropout}")
+        if self.sentence_loss < 0:
+            raise ConfigError(f"{where}.sentence_loss must be >= 0 (0: off), got {self.sentence_loss}")
 
 
 #: the loss that ranks an iteration's candidates from iteration 1 on (``icda.candidate_loss``)

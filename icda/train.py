@@ -185,14 +185,29 @@ def evaluate_dev(
     return loss, accuracy, precision, report
 
 
-def _losses(model: RationaleNetwork, ids: torch.Tensor, labels: torch.Tensor):
-    out = model(ids)
+def rationale_loss(model: RationaleNetwork, ids: torch.Tensor, labels: torch.Tensor,
+                   sentence_loss: float = 0.0) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The training loss of one batch: ids [B, N], labels [B] → (the loss the network minimises,
+    the complement head's loss or None), both scalars in nats per document.
+
+    MMI: the cross-entropy of the classifier on the rationale (paper Eq. 1). COMP adds
+    ``comp_lambda · max(0, L − L_comp)`` (Yu et al. 2019). ``sentence_loss`` (λ ≥ 0,
+    ``train.sentence_loss``, departure 32) adds λ times the mean cross-entropy of the classifier
+    on every real sentence alone, each labelled with its document's class: the selector's
+    straight-through gradient can only favour a sentence the classifier can read, and without it
+    the classifier reads only the sentences the selector already picks.
+    """
+    mask, seen, scores = model.score(ids)
+    out = model.classify(mask, seen, scores)
     rat = F.cross_entropy(out.logits, labels)
-    if out.comp_logits is None:
-        return rat, None
-    comp = F.cross_entropy(out.comp_logits, labels)
-    lam = model.settings.comp_lambda
-    return rat + lam * torch.clamp(rat - comp, min=0.0), comp
+    main, comp = rat, None
+    if out.comp_logits is not None:
+        comp = F.cross_entropy(out.comp_logits, labels)
+        main = rat + model.settings.comp_lambda * torch.clamp(rat - comp, min=0.0)
+    if sentence_loss:
+        every = labels.unsqueeze(1).expand_as(mask)[mask]  # [T]: each real sentence's document label
+        main = main + sentence_loss * F.cross_entropy(model.sentence_logits(mask, seen), every)
+    return main, comp
 
 
 def train_model(
@@ -260,7 +275,7 @@ def train_model(
                 if settings.shuffle_sentences:
                     x = shuffle_sentences(x, order_rng)
                 x, y = trim(x).to(device), labels[idx].to(device)
-                main, comp = _losses(model, x, y)
+                main, comp = rationale_loss(model, x, y, settings.sentence_loss)
                 optimizer.zero_grad(set_to_none=True)
                 if comp is None:
                     main.backward()

@@ -13,9 +13,10 @@ from icda.errors import DataError
 from icda.encoder import EncoderSettings
 from icda.metrics import rationale_metrics
 from icda.model import CachedSentences, RationaleNetwork
+from icda.records import PAD
 from icda.settings import ModelSettings, TrainSettings
 from icda.data.sentence_ids import to_sentence_ids
-from icda.train import EarlyStopping, EpochRecord, predict, train_model
+from icda.train import EarlyStopping, EpochRecord, predict, rationale_loss, train_model
 
 
 def _toy(seed=0, n=120):
@@ -177,7 +178,6 @@ def test_finetune_mode_trains_the_token_encoder_end_to_end(tmp_path, tiny_encode
 
 
 def test_shuffle_sentences_permutes_real_sentences_and_keeps_padding_last():
-    from icda.records import PAD
     from icda.train import shuffle_sentences
 
     ids = torch.tensor([[5, 6, 7, 8, PAD, PAD], [1, 2, 3, 4, 9, 10], [11, PAD, PAD, PAD, PAD, PAD]])
@@ -194,7 +194,6 @@ def test_shuffle_sentences_permutes_real_sentences_and_keeps_padding_last():
 
 
 def test_drop_sentences_keeps_an_ordered_nonempty_subset_at_the_front():
-    from icda.records import PAD
     from icda.train import drop_sentences
 
     ids = torch.tensor([[5, 6, 7, 8, PAD, PAD], [1, 2, 3, 4, 9, 10], [11, PAD, PAD, PAD, PAD, PAD]])
@@ -213,7 +212,6 @@ def test_drop_sentences_keeps_an_ordered_nonempty_subset_at_the_front():
 
 
 def test_trimming_empty_columns_does_not_change_predictions():
-    from icda.records import PAD
     from icda.train import trim
 
     vectors, ids, labels = _toy()
@@ -232,6 +230,54 @@ def test_sentence_dropout_outside_0_1_is_rejected_with_the_key_named():
     for bad in (1.0, -0.1):
         with pytest.raises(ConfigError, match=r"settings\.train\.sentence_dropout must lie in \[0, 1\)"):
             Settings.from_dict({"encoder": {}, "train": {"sentence_dropout": bad}})
+
+
+def test_sentence_loss_adds_the_classifier_on_every_real_sentence_alone():
+    """Known answer: the loss is MMI's cross-entropy plus λ times the mean cross-entropy of the
+    classifier on each real sentence (empty slots never counted), labelled with its document's
+    class; λ = 0 is exactly MMI's loss."""
+    vectors, _, _ = _toy()
+    torch.manual_seed(0)
+    model = RationaleNetwork(CachedSentences(vectors), ModelSettings(d_model=16, layers=1, heads=2, dff=32,
+                                                                     dropout=0.0), max_sentences=8).eval()
+    ids, labels = torch.tensor([[3, 7, 9, PAD], [11, 12, 13, 14]]), torch.tensor([1, 0])
+    mmi = torch.nn.functional.cross_entropy(model(ids).logits, labels)
+    assert torch.equal(rationale_loss(model, ids, labels)[0], mmi)
+    each = model.classifier(model.adapter(vectors[torch.tensor([3, 7, 9, 11, 12, 13, 14])]))
+    alone = torch.nn.functional.cross_entropy(each, torch.tensor([1, 1, 1, 0, 0, 0, 0]))
+    assert torch.allclose(rationale_loss(model, ids, labels, 0.5)[0], mmi + 0.5 * alone)
+
+
+def test_only_the_sentence_loss_lets_an_unselected_sentence_teach_the_classifier():
+    """The interlocking the option exists for: without it, the classifier's gradient is the same
+    whatever an unselected sentence says (it only ever learns the sentences already chosen);
+    with it, an unselected sentence changes what the classifier learns."""
+    vectors, _, _ = _toy()
+    torch.manual_seed(0)
+    model = RationaleNetwork(CachedSentences(vectors), ModelSettings(d_model=16, layers=0, heads=2, dff=32,
+                                                                     dropout=0.0), max_sentences=8).eval()
+    labels = torch.tensor([1])
+
+    def classifier_gradient(ids, weight):
+        model.zero_grad()
+        rationale_loss(model, ids, labels, weight)[0].backward()
+        return model.classifier[-1].weight.grad.clone()
+
+    a = torch.tensor([[5, 6, 8]])
+    chosen = int(model(a).rationale_mask[0].argmax())
+    b = a.clone()
+    b[0, (chosen + 1) % 3] = 30  # another sentence in an unselected slot (layers 0: no context)
+    assert int(model(b).rationale_mask[0].argmax()) == chosen
+    assert torch.equal(classifier_gradient(a, 0.0), classifier_gradient(b, 0.0))
+    assert not torch.allclose(classifier_gradient(a, 1.0), classifier_gradient(b, 1.0))
+
+
+def test_sentence_loss_below_zero_is_rejected_with_the_key_named():
+    from icda.errors import ConfigError
+    from icda.settings import Settings
+
+    with pytest.raises(ConfigError, match=r"settings\.train\.sentence_loss must be >= 0"):
+        Settings.from_dict({"encoder": {}, "train": {"sentence_loss": -0.1}})
 
 
 def test_evaluating_predictions_json_equals_evaluating_the_model(tmp_path, tiny_encoder_settings):
