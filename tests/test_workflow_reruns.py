@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from icda.records import DatasetVerdict, Decision
-from test_workflow import snakemake
+from test_workflow import REPO, snakemake
 from toy_workflow import planned_jobs, toy_files, workflow_args
 
 
@@ -93,3 +93,26 @@ def test_deleted_or_changed_artifacts_are_rebuilt(tmp_path):
     assert planned_jobs(snakemake("-n", *args))["select"] == 1
     proc = snakemake("-n", "results/synthetic/run1/iter0/eval.json", *args)  # iteration 0's evaluation
     assert "reason: Updated input files: results/synthetic/run1/iter0/candidates" in proc.stdout
+
+
+@pytest.mark.slow  # two tiny workflows with training (about 2 minutes)
+def test_more_runs_on_a_finished_dataset_judge_every_run_before_any_reports(tmp_path):
+    """Snakemake takes a checkpoint output it finds on disk as written. After ``n_runs`` is
+    raised on a finished dataset, its verdict.json still judges the old runs: no run's summary
+    may read it (before the fix, the first new run to stop failed with "the verdict holds runs
+    [1], not run 2" while the others trained); the verdict is made again over every run first."""
+    base = ["--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+            "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workflow.yaml")]
+    data = ["--config", f"data_dir={tmp_path / 'data'}"]
+    snakemake(*base, *data, "--", "results/synthetic/run1/summary.json")
+    assert DatasetVerdict.read(tmp_path / "results/synthetic/verdict.json").runs == [1]
+
+    more = tmp_path / "more_runs.yaml"
+    more.write_text("n_runs: 3\nruns: [[42, 43], [44, 45], [46, 47]]\n")
+    snakemake(*base, str(more), *data, "--",
+              *(f"results/synthetic/run{run}/summary.json" for run in (1, 2, 3)))
+    verdict = DatasetVerdict.read(tmp_path / "results/synthetic/verdict.json")
+    assert verdict.runs == [1, 2, 3]
+    for run in (1, 2, 3):
+        summary = json.loads((tmp_path / f"results/synthetic/run{run}/summary.json").read_text())
+        assert (summary["verdict"], summary["verdict_reason"]) == verdict.run_verdict(run)
