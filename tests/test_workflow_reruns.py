@@ -97,10 +97,12 @@ def test_deleted_or_changed_artifacts_are_rebuilt(tmp_path):
 
 @pytest.mark.slow  # two tiny workflows with training (about 2 minutes)
 def test_more_runs_on_a_finished_dataset_judge_every_run_before_any_reports(tmp_path):
-    """Snakemake takes a checkpoint output it finds on disk as written. After ``n_runs`` is
-    raised on a finished dataset, its verdict.json still judges the old runs: no run's summary
-    may read it (before the fix, the first new run to stop failed with "the verdict holds runs
-    [1], not run 2" while the others trained); the verdict is made again over every run first."""
+    """After ``n_runs`` is raised on a finished dataset, its verdict.json still judges the old runs
+    (Snakemake takes a checkpoint output on disk as written): the verdict is made again over every
+    run, and each run's summary carries the new one. (A benchmark with 3 → 6 runs failed here
+    before plan.verdict_is_current: a new run that stopped while others trained read the old
+    verdict, "the verdict holds runs [1, 2, 3], not run 5"; this tiny case does not always hit
+    that order, the unit test of verdict_is_current does not depend on it.)"""
     base = ["--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
             "--configfile", str(REPO / "config/config.yaml"), str(REPO / "tests/fixtures/tiny_workflow.yaml")]
     data = ["--config", f"data_dir={tmp_path / 'data'}"]

@@ -53,7 +53,8 @@ def verdict_is_current(path: str, runs: list[int], inputs: Iterable[str]) -> boo
     Snakemake takes a checkpoint's output found on disk as written, even where its job is about to
     run again; a verdict left by other runs (``n_runs`` raised, a run trained again) would then be
     read as this configuration's. The workflow's input functions treat a verdict that is not
-    current as not yet written (``verdict_file`` in workflow/rules/common.smk).
+    current as stale: a real run removes it before it starts (``stale_verdicts`` in
+    workflow/rules/common.smk, :func:`icda.workflow_config.resume.remove_before_build`).
     """
     written = os.path.getmtime(path)
     return (DatasetVerdict.read(path).runs == list(runs)

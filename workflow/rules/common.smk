@@ -1,11 +1,9 @@
 # Shared values, path patterns and input functions. Decisions live in icda/workflow_config/.
 import os
 import shlex
+from pathlib import Path
 
-from snakemake.exceptions import IncompleteCheckpointException
-from snakemake.io import checkpoint_target
-
-from icda.workflow_config import availability, dataset_inputs, outputs, plan, run_settings
+from icda.workflow_config import availability, dataset_inputs, outputs, plan, resume, run_settings
 from icda.records import DatasetVerdict, Decision, icda_iteration as taken_as_icda
 
 # Without network, public datasets whose files would be downloaded are left out (and listed at
@@ -108,12 +106,14 @@ def icda_iteration(dataset, run):
     loop did not help; walks the verdict checkpoint, which waits for every run)."""
     if not judged_across_runs(dataset):
         return loop_iteration(dataset, run)
-    return DatasetVerdict.read(verdict_file(dataset)).reported_iteration(int(run))
+    verdict = DatasetVerdict.read(checkpoints.verdict.get(dataset=dataset).output[0])
+    return verdict.reported_iteration(int(run))
 
 
-def verdict_inputs(dataset):
+def get_verdict_inputs(wildcards):
     """Rule verdict: per run, in run order, iteration 0's choice.json and that of the iteration
     its stop rule took (walks every run's checkpoints)."""
+    dataset = wildcards.dataset
     return {
         "mmi": [f"{ITER}/choice.json".format(dataset=dataset, run=run, k=0) for run in RUNS],
         "icda": [f"{ITER}/choice.json".format(dataset=dataset, run=run, k=loop_iteration(dataset, run))
@@ -121,19 +121,20 @@ def verdict_inputs(dataset):
     }
 
 
-def get_verdict_inputs(wildcards):
-    return verdict_inputs(wildcards.dataset)
+def stale_verdicts():
+    """The verdict.json files a real run removes before it starts (resume.remove_before_build):
+    those that judged other runs than RUNS, or are older than a choice.json of one of RUNS."""
+    paths = []
+    for dataset in AVAILABLE:
+        path = f"{DATASET}/verdict.json".format(dataset=dataset)
+        if judged_across_runs(dataset) and os.path.exists(path):
+            choices = [str(p) for run in RUNS for p in Path(RUN.format(dataset=dataset, run=run)).glob("iter*/choice.json")]
+            if not plan.verdict_is_current(path, RUNS, choices):
+                paths.append(path)
+    return paths
 
 
-def verdict_file(dataset):
-    """The dataset's verdict.json once its checkpoint has judged this configuration's runs as they
-    are now; one left by other runs counts as not yet written (plan.verdict_is_current), so what
-    reads it waits for the verdict job, which runs again."""
-    path = checkpoints.verdict.get(dataset=dataset).output[0]
-    inputs = verdict_inputs(dataset)
-    if not plan.verdict_is_current(path, RUNS, inputs["mmi"] + inputs["icda"]):
-        raise IncompleteCheckpointException(checkpoints.verdict.rule, checkpoint_target(path))
-    return path
+resume.remove_before_build(workflow, stale_verdicts)
 
 
 def has_augmented_dataset(dataset, run):
@@ -159,7 +160,7 @@ def get_run_outputs(wildcards):
         "evaluations": iteration_files(wildcards.dataset, wildcards.run, "eval.json"),
     }
     if judged_across_runs(wildcards.dataset):  # the dataset's verdict decides the iteration it reports
-        outputs["verdict"] = verdict_file(wildcards.dataset)
+        outputs["verdict"] = f"{DATASET}/verdict.json".format(dataset=wildcards.dataset)
     return outputs
 
 
