@@ -76,3 +76,10 @@ rule all:
         expand("results/{dataset}/eraser/icda_scores.json", dataset=AVAILABLE),
         THEORY,  # the theory figures, when the run asks for them (plan.theory_wanted)
         prune_targets(),  # keep_models: chosen: the last step of each dataset
+
+
+# `snakemake summaries`: every run's summary.json and each dataset's verdict, nothing else (the
+# loop without COMP, tables or exports; benchmarks/robustness.py)
+rule summaries:
+    input:
+        run_summaries(),

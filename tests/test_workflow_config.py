@@ -488,27 +488,3 @@ def test_loop_settings_that_would_be_ignored_are_refused(tmp_path, icda, runs, p
     assert problem in str(err.value)
     config["icda"] |= {"stop_rule": "rationales", "candidate_choice": "loss", "final_choice": "last"}
     run_settings.check_settings(config, ["synthetic"])  # the same runs with settings they can honour
-
-
-def test_a_verdict_is_current_only_for_the_configured_runs_and_newer_than_its_inputs(tmp_path):
-    """Snakemake takes an existing checkpoint output as written; the workflow reads verdict.json
-    only where it judged exactly the configured runs from the choices on disk now."""
-    import os
-
-    from icda.records import DatasetVerdict
-
-    choices = [tmp_path / f"run{r}/iter0/choice.json" for r in (1, 2)]
-    for path in choices:
-        path.parent.mkdir(parents=True)
-        path.write_text("{}")
-        os.utime(path, (1_000, 1_000))
-    verdict = tmp_path / "verdict.json"
-    DatasetVerdict(dataset="toy", verdict="did not apply", reason="test", runs=[1, 2], loop_iterations=[1, 1],
-                   reported=[0, 0]).write(verdict)
-    os.utime(verdict, (2_000, 2_000))
-    inputs = [str(p) for p in choices] + [str(tmp_path / "run3/iter0/choice.json")]  # not yet written: ignored
-    assert plan.verdict_is_current(str(verdict), [1, 2], inputs)
-    assert not plan.verdict_is_current(str(verdict), [1, 2, 3], inputs)  # n_runs raised
-    assert not plan.verdict_is_current(str(verdict), [1], inputs)  # n_runs lowered
-    os.utime(choices[1], (3_000, 3_000))  # run 2 chose again after the verdict
-    assert not plan.verdict_is_current(str(verdict), [1, 2], inputs)

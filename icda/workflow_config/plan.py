@@ -4,11 +4,7 @@ figures."""
 
 from __future__ import annotations
 
-import os
-from typing import Iterable
-
 from icda.errors import ConfigError
-from icda.records import DatasetVerdict
 from icda.workflow_config.run_settings import dataset_settings
 
 
@@ -44,21 +40,6 @@ def run_numbers(config: dict) -> list[int]:
                           "seeds; COMP trains with the first comp.seeds seeds of each run. Fix: lower "
                           f"comp.seeds to {len(used[shortest])} or add seeds to the runs")
     return list(range(1, n + 1))
-
-
-def verdict_is_current(path: str, runs: list[int], inputs: Iterable[str]) -> bool:
-    """Whether the verdict.json at ``path`` judges exactly ``runs`` and is newer than every one of
-    its ``inputs`` (the runs' choice.json files) that exists.
-
-    Snakemake takes a checkpoint's output found on disk as written, even where its job is about to
-    run again; a verdict left by other runs (``n_runs`` raised, a run trained again) would then be
-    read as this configuration's. The workflow's input functions treat a verdict that is not
-    current as stale: a real run removes it before it starts (``stale_verdicts`` in
-    workflow/rules/common.smk, :func:`icda.workflow_config.resume.remove_before_build`).
-    """
-    written = os.path.getmtime(path)
-    return (DatasetVerdict.read(path).runs == list(runs)
-            and all(os.path.getmtime(f) <= written for f in inputs if os.path.exists(f)))
 
 
 def run_seeds(config: dict, run: int | str) -> list[int]:

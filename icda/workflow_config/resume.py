@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from icda.io import stale_writes
 
@@ -64,30 +64,6 @@ def install(workflow: Any, results: str | Path = "results") -> None:
         build()
         if owns_workdir(workflow):
             workflow.async_run(remove_stale(dag, results))
-
-    workflow._build_dag = build_dag
-
-
-def remove_before_build(workflow: Any, stale: Callable[[], Iterable[str]]) -> None:
-    """Before a real run builds its DAG (:func:`owns_workdir`), remove the files ``stale()``
-    names: checkpoint outputs on disk whose jobs must run again. Snakemake records every
-    checkpoint output it finds as written before it knows which jobs rerun (Snakemake 9.27,
-    ``DAG.update_checkpoint_dependencies``), so the jobs that read such a file would read the old
-    one, even while the job that remakes it waits for other jobs; removed, the checkpoint is
-    pending and they wait for it. Nothing is removed in a dry run, ``--touch`` or a job's own
-    process. (The workflow's ``stale``: verdict.json files of other runs, common.smk.)
-    """
-    if not workflow.is_main_process or not _has(workflow, "_build_dag"):
-        return
-    build = workflow._build_dag
-
-    def build_dag():
-        if owns_workdir(workflow):
-            for path in stale():
-                Path(path).unlink()
-                log.warning("removed %s: it was made from other runs than this configuration's, and "
-                            "is made again once they have stopped", path)
-        return build()
 
     workflow._build_dag = build_dag
 
