@@ -120,6 +120,16 @@ def get_verdict_inputs(wildcards):
     }
 
 
+def get_verdict_choice_args(wildcards, input):
+    """Rule verdict's ``--mmi`` and ``--icda`` files, quoted. The verdict is a target (rule all,
+    rule summaries), so a dry run prints its job while the runs' checkpoints are still pending,
+    with placeholder inputs: then empty (the command, were it run, would stop on the missing
+    arguments)."""
+    if not hasattr(input, "mmi"):
+        return ""
+    return " ".join(["--mmi", *map(shlex.quote, input.mmi), "--icda", *map(shlex.quote, input.icda)])
+
+
 def has_augmented_dataset(dataset, run):
     """Whether the run's ICDA iteration built counterfactuals (not so where MMI's pools were
     blocked: the run stopped at iteration 0 with no augmented dataset)."""

@@ -33,6 +33,7 @@ checkpoint verdict:
         f"{DATASET}/verdict.json",
     params:
         runs=" ".join(map(str, RUNS)),
+        choices=get_verdict_choice_args,
         data=get_data_dir,
         embeddings=get_embeddings_arg,
     log:
@@ -40,8 +41,8 @@ checkpoint verdict:
     conda:
         "../../environment.yml"
     shell:
-        "python -m icda verdict --dataset {wildcards.dataset} --runs {params.runs} --mmi {input.mmi:q}"
-        " --icda {input.icda:q} --settings {input.settings:q} --data-dir {params.data:q} {params.embeddings}"
+        "python -m icda verdict --dataset {wildcards.dataset} --runs {params.runs} {params.choices}"
+        " --settings {input.settings:q} --data-dir {params.data:q} {params.embeddings}"
         " --out {output:q} > {log:q} 2>&1"
 
 
