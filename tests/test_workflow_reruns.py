@@ -98,8 +98,8 @@ def test_deleted_or_changed_artifacts_are_rebuilt(tmp_path):
 @pytest.mark.slow  # two tiny workflows with training (about 1.5 minutes)
 def test_more_runs_on_a_finished_dataset_judge_every_run_before_any_reports(tmp_path):
     """After ``n_runs`` is raised on a finished dataset, its verdict.json still judges the old
-    runs, and Snakemake plans the job of a checkpoint output on disk only where it is a target:
-    ``snakemake summaries`` (as ``all``) targets the verdict, so it is made again over every run
+    runs, and Snakemake does not plan the job of a checkpoint output on disk that only an input
+    function names: ``snakemake summaries`` (as ``all``) targets the verdict, so it is made again over every run
     and each run's summary carries the new one. (Before, a benchmark going from 3 to 6 runs failed
     in every new run's summary, "the verdict holds runs [1, 2, 3], not run 5", also when rerun.)"""
     base = ["--cores", "2", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),

@@ -159,11 +159,11 @@ def get_run_outputs(wildcards):
 
 def run_summaries():
     """Static targets, one per (dataset, run): each walks its own checkpoints, so runs proceed
-    in parallel; and the verdict of each dataset whose runs are judged together. Snakemake plans
-    the job of a checkpoint output found on disk only where that output is a target: as the
-    input of the run summaries alone, a verdict.json of other runs (n_runs raised, a run trained
-    again) was read as it was, and a run's summary failed ("the verdict holds runs [1, 2, 3], not
-    run 5")."""
+    in parallel; and the verdict of each dataset whose runs are judged together. Snakemake 9.27
+    did not plan the job of a checkpoint output found on disk that only an input function named
+    (the run summaries'): a verdict.json of other runs (n_runs raised) was read as it was, and
+    the new runs' summaries failed ("the verdict holds runs [1, 2, 3], not run 5"). As a static
+    target it is made again where its inputs or runs changed."""
     verdicts = [f"{DATASET}/verdict.json".format(dataset=d) for d in AVAILABLE if judged_across_runs(d)]
     return expand(f"{RUN}/summary.json", dataset=AVAILABLE, run=RUNS) + verdicts
 
