@@ -64,6 +64,7 @@ rule all:
     default_target: True
     input:
         run_summaries(),
+        verdict_targets(),
         comp_evaluations(),
         get_all_evaluations,  # every iteration's eval.json, so that a deleted one is rebuilt
         rules.tables.output,
@@ -83,3 +84,4 @@ rule all:
 rule summaries:
     input:
         run_summaries(),
+        verdict_targets(),

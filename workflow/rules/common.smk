@@ -159,13 +159,17 @@ def get_run_outputs(wildcards):
 
 def run_summaries():
     """Static targets, one per (dataset, run): each walks its own checkpoints, so runs proceed
-    in parallel; and the verdict of each dataset whose runs are judged together. Snakemake 9.27
-    did not plan the job of a checkpoint output found on disk that only an input function named
-    (the run summaries'): a verdict.json of other runs (n_runs raised) was read as it was, and
-    the new runs' summaries failed ("the verdict holds runs [1, 2, 3], not run 5"). As a static
-    target it is made again where its inputs or runs changed."""
-    verdicts = [f"{DATASET}/verdict.json".format(dataset=d) for d in AVAILABLE if judged_across_runs(d)]
-    return expand(f"{RUN}/summary.json", dataset=AVAILABLE, run=RUNS) + verdicts
+    in parallel."""
+    return expand(f"{RUN}/summary.json", dataset=AVAILABLE, run=RUNS)
+
+
+def verdict_targets():
+    """The verdict of each dataset whose runs are judged together, as a static target (rules all
+    and summaries). Snakemake 9.27 did not plan the job of a checkpoint output found on disk that
+    only an input function named (the run summaries'): a verdict.json of other runs (n_runs
+    raised) was read as it was, and the new runs' summaries failed ("the verdict holds runs
+    [1, 2, 3], not run 5"). As a static target it is made again where its inputs or runs changed."""
+    return [f"{DATASET}/verdict.json".format(dataset=d) for d in AVAILABLE if judged_across_runs(d)]
 
 
 def comp_evaluations():
